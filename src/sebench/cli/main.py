@@ -1,0 +1,67 @@
+"""The `sebench` command: one error boundary around thin command modules.
+
+Each command group lives in its own module with a `register(app)` function; this module only
+wires them together and turns user-facing errors into a one-line message and exit code 2.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+from rich.console import Console
+
+from sebench.cli import (
+    data_cmd,
+    demo_cmd,
+    doctor_cmd,
+    eval_cmd,
+    lib_cmd,
+    prompt_cmd,
+    rollout_cmd,
+    run_cmd,
+    train_cmd,
+    validate_cmd,
+)
+from sebench.errors import SebenchError
+
+app = typer.Typer(
+    name="sebench",
+    help="SE-Bench: can a model learn a brand-new library into its weights?",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+for module in (lib_cmd, data_cmd, validate_cmd, prompt_cmd, rollout_cmd, eval_cmd, run_cmd,
+               train_cmd, demo_cmd, doctor_cmd):
+    module.register(app)
+
+
+def main() -> None:
+    err = Console(stderr=True)
+    try:
+        app(standalone_mode=False)
+    except SebenchError as exc:
+        err.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        err.print("[yellow]interrupted: finished work is saved; rerun the same command to resume[/]")
+        sys.exit(130)
+    except typer.Abort:
+        sys.exit(1)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except SystemExit:
+        raise
+    except Exception as exc:  # click usage errors carry their own exit code
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        raise
+
+
+if __name__ == "__main__":
+    main()
