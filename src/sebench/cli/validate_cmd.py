@@ -1,9 +1,184 @@
-"""Placeholder: filled in by the issue that owns this command."""
+"""`sebench validate`: grade the translated references of every task, write the verified subset."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated
+
 import typer
+from rich.console import Console
+from rich.table import Table
+
+MAX_LISTED = 60  # non-verified tasks listed on screen; the --report file has all of them
+
+
+def validate(
+    data: Annotated[
+        str | None,
+        typer.Option(
+            "--data",
+            help="A JSONL file, a data folder (official or hub layout) or a hub id "
+            "(default: $SEBENCH_DATA, else the hub).",
+        ),
+    ] = None,
+    split: Annotated[
+        str | None,
+        typer.Option(
+            help="Split to validate (default: from the file name; every split of a folder)."
+        ),
+    ] = None,
+    lib: Annotated[
+        Path | None,
+        typer.Option("--lib", help="A built library folder (default: the official one)."),
+    ] = None,
+    seed: Annotated[
+        int | None, typer.Option("--seed", help="Validate against a fresh library from this seed.")
+    ] = None,
+    api_doc: Annotated[
+        Path | None,
+        typer.Option(
+            "--api-doc", help="The official api_doc.jsonl (default: found next to --data)."
+        ),
+    ] = None,
+    out_subset: Annotated[
+        Path, typer.Option("--out-subset", help="Where to write the verified task ids (JSON).")
+    ] = Path("verified_subset.json"),
+    emit_responses: Annotated[
+        Path | None,
+        typer.Option(
+            "--emit-responses",
+            help="Also write the translated references as a responses file (official format).",
+        ),
+    ] = None,
+    report: Annotated[
+        Path | None, typer.Option("--report", help="Write every task's outcome here (JSONL).")
+    ] = None,
+    workers: Annotated[int, typer.Option(help="Sandbox workers (0: one per CPU core).")] = 0,
+    no_plain: Annotated[
+        bool, typer.Option("--no-plain", help="Skip running the plain-Python references.")
+    ] = False,
+) -> None:
+    """Translate and grade every task's NumPy reference; print the verified fraction per split."""
+    from sebench.data.schema import SPLITS
+    from sebench.data.sources import infer_split, load
+    from sebench.errors import SebenchError
+    from sebench.grading.sandbox.config import SandboxConfig
+    from sebench.grading.validate import (
+        ValidateConfig,
+        write_report,
+        write_responses,
+        write_subset,
+    )
+    from sebench.grading.validate import validate as run_validation
+
+    if lib is not None and seed is not None:
+        raise SebenchError("give at most one of --lib DIR and --seed N")
+    console = Console(highlight=False)
+    library = _library(lib, seed, api_doc, data)
+    if split is not None:
+        splits = [split]
+    elif data is not None and Path(data).is_file():
+        splits = [infer_split(data) or "single_test"]
+    else:
+        splits = list(SPLITS)
+    sandbox = SandboxConfig(workers=workers)
+    config = ValidateConfig(run_plain=not no_plain)
+    reports, all_tasks = [], []
+    for name in splits:
+        try:
+            tasks = load(name, data)
+        except SebenchError as exc:
+            if len(splits) > 1 and "no data for split" in str(exc):
+                continue
+            raise
+        with console.status(f"validating {len(tasks)} {name} tasks against {library.package}"):
+            reports.append(run_validation(tasks, library, sandbox_config=sandbox, config=config))
+        all_tasks += tasks
+    if not reports:
+        raise SebenchError(f"{data}: no split found to validate")
+    write_subset(out_subset, reports)
+    if report is not None:
+        write_report(report, reports)
+    if emit_responses is not None:
+        count = write_responses(emit_responses, all_tasks, reports)
+        console.print(f"wrote {count} translated references to {emit_responses}")
+    _render(console, reports, library)
+    console.print(
+        f"verified task ids: {out_subset}" + (f"; every task: {report}" if report else "")
+    )
+
+
+def _library(lib: Path | None, seed: int | None, api_doc: Path | None, data: str | None):
+    from sebench.library.library import Library
+
+    if lib is not None:
+        return Library.load(lib)
+    from sebench.library.cache import official_library, seeded_library
+
+    if seed is not None:
+        return seeded_library(seed)
+    from sebench.data.sources import find_api_doc
+
+    return official_library(api_doc or find_api_doc(data))
+
+
+def _render(console: Console, reports, library) -> None:
+    from sebench.grading.validate import Outcome
+
+    origin = library.meta.get("origin", "custom")
+    seed = library.meta.get("seed")
+    which = f"seed {seed}" if seed is not None else origin
+    table = Table(title=f"verified tasks ({library.package}, {which})")
+    table.add_column("split")
+    for column in (
+        "tasks",
+        "verified",
+        "%",
+        "transl. gap",
+        "ref. wrong",
+        "ref. error",
+        "other",
+        "plain ok",
+    ):
+        table.add_column(column, justify="right")
+    for report in reports:
+        counts = report.counts()
+        other = (
+            counts[Outcome.REFERENCE_WITHOUT_LIBRARY]
+            + counts[Outcome.NO_REFERENCE]
+            + counts[Outcome.INFRA_ERROR]
+        )
+        plain = report.plain_counts()
+        table.add_row(
+            report.split,
+            str(len(report.tasks)),
+            str(len(report.verified_ids)),
+            f"{report.fraction:.1%}",
+            str(counts[Outcome.TRANSLATOR_GAP]),
+            str(counts[Outcome.REFERENCE_DISAGREES]),
+            str(counts[Outcome.REFERENCE_ERROR]),
+            str(other),
+            str(plain["agrees"]),
+        )
+    failing = [v for report in reports for v in report.tasks if not v.verified]
+    if failing:
+        listing = Table(title="not verified", show_lines=False)
+        listing.add_column("task")
+        listing.add_column("outcome")
+        listing.add_column("reason", overflow="fold")
+        for v in failing[:MAX_LISTED]:
+            style = "red" if v.outcome is Outcome.TRANSLATOR_GAP else ""
+            listing.add_row(
+                v.task_id,
+                f"[{style}]{v.outcome.value}[/]" if style else v.outcome.value,
+                v.detail or "",
+            )
+        console.print(listing)
+        if len(failing) > MAX_LISTED:
+            console.print(f"... and {len(failing) - MAX_LISTED} more (see --report)")
+    console.print(table)
 
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the top-level app."""
+    app.command("validate")(validate)

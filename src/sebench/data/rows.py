@@ -27,13 +27,16 @@ def _field(row: dict[str, Any], name: str, kind: type | tuple[type, ...], where:
         raise InputError("is missing", field=name, **where)
     value = row[name]
     if not isinstance(value, kind):
-        expected = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        expected = (
+            kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        )
         raise InputError(f"expected {expected}, got {type(value).__name__}", field=name, **where)
     return value
 
 
-def task_from_official_row(row: dict[str, Any], split: str, *, path: str | None = None,
-                           line: int | None = None) -> Task:
+def task_from_official_row(
+    row: dict[str, Any], split: str, *, path: str | None = None, line: int | None = None
+) -> Task:
     """Validate one official row (hub, folder or JSONL) into a `Task`."""
     where = {"path": path, "line": line}
     query = _field(row, "query", str, where)
@@ -47,24 +50,32 @@ def task_from_official_row(row: dict[str, Any], split: str, *, path: str | None 
         try:
             test_cases = json.loads(test_cases)
         except json.JSONDecodeError:
-            raise InputError("is a string that is not valid JSON", field="test_cases", **where) from None
+            raise InputError(
+                "is a string that is not valid JSON", field="test_cases", **where
+            ) from None
     if not isinstance(test_cases, list) or not test_cases:
         raise InputError("expected a non-empty list of {'input': ...}", field="test_cases", **where)
     inputs = []
     for index, case in enumerate(test_cases):
         if not isinstance(case, dict) or not isinstance(case.get("input"), str):
-            raise InputError(f"test case {index} has no string 'input'", field="test_cases", **where)
+            raise InputError(
+                f"test case {index} has no string 'input'", field="test_cases", **where
+            )
         inputs.append(case["input"])
     expected = expected_text.split("#")
     if len(expected) != len(inputs):
         raise InputError(
             f"{len(expected)} '#'-separated results for {len(inputs)} test cases",
-            field="right_exe_result", **where)
+            field="right_exe_result",
+            **where,
+        )
     selected = row.get("selected_functions") or []
     if isinstance(selected, str):
         selected = [selected]
     if not isinstance(selected, list) or not all(isinstance(s, str) for s in selected):
-        raise InputError("expected a list of NumPy function names", field="selected_functions", **where)
+        raise InputError(
+            "expected a list of NumPy function names", field="selected_functions", **where
+        )
     reference = row.get("example_output")
     if isinstance(reference, list):
         reference = reference[0] if reference else None
@@ -85,4 +96,6 @@ def task_from_official_row(row: dict[str, Any], split: str, *, path: str | None 
         example_input=example.get("input"),
         example_output=example.get("output"),
         source_id=None if source_id is None else str(source_id),
+        # the model-written outputs, kept only to write rows back in the official format
+        extra={"test_case_outputs": [case.get("output") for case in test_cases]},
     )

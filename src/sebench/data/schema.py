@@ -38,7 +38,9 @@ class Task:
     entry_point: str  # `solve`
     test_inputs: tuple[str, ...]  # keyword-argument text pasted into the call: `x1=[1, 2], x2=3`
     expected: tuple[str, ...]  # one printed result per test case (from `right_exe_result`)
-    selected_functions: tuple[str, ...]  # NumPy names the task is built around: `mean`, `linalg.inv`
+    selected_functions: tuple[
+        str, ...
+    ]  # NumPy names the task is built around: `mean`, `linalg.inv`
     numpy_reference: str | None = None  # `example_output`: a NumPy solution
     plain_reference: str | None = None  # `right_code` without its harness: a plain-Python solution
     example_input: str | None = None

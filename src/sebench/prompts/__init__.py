@@ -1,1 +1,14 @@
-"""sebench.prompts"""
+"""Prompts: what a model receives for a task, closed-book, open-book, NumPy-form or retrieved."""
+
+from sebench.prompts.modes import PromptMode
+from sebench.prompts.render import render_prompt, render_text, retrieved_docs, task_docs
+from sebench.prompts.templates import DocSnippet
+
+__all__ = [
+    "DocSnippet",
+    "PromptMode",
+    "render_prompt",
+    "render_text",
+    "retrieved_docs",
+    "task_docs",
+]

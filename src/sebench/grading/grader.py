@@ -1,0 +1,329 @@
+"""The grader: one response to one task -> one `Verdict`.
+
+Stages, in the official order of checks (see `official.py`): extract the last fenced python
+block; parse it; the static policy (NumPy first; a function with no library call at all is
+`no_library` before anything else, as officially); then run it in the sandbox, which returns each
+test case's printed result as data plus the number of library calls it made; then compare in this
+process against the expected outputs, which never leave it.
+"""
+
+from __future__ import annotations
+
+import ast
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from sebench.data.schema import Task
+from sebench.grading.compare import DEFAULT_TOLERANCE, Tolerance, outputs_match
+from sebench.grading.extract import extract_code
+from sebench.grading.official import calls_library_in_functions
+from sebench.grading.policy import Refusal, find_refusals
+from sebench.grading.verdicts import Verdict, VerdictKind
+
+if TYPE_CHECKING:
+    from sebench.grading.sandbox.config import SandboxConfig
+    from sebench.grading.sandbox.execution import Execution, Job
+    from sebench.library.library import Library
+
+_END = object()
+DETAIL_CHARS = 300  # evidence stays short: results files must not grow with hostile output
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """What the static stage decided: a verdict already, or the job to run."""
+
+    verdict: Verdict | None
+    job: Job | None = None
+    calls_library: bool = False  # a function in the code calls the library (the official check)
+
+
+class Grader:
+    """Grades responses against tasks; a context manager around one sandbox pool.
+
+    Thread-safe: `grade` may be called from several threads; `grade_many` runs as many jobs at
+    once as the sandbox has workers.
+    """
+
+    def __init__(
+        self,
+        library: Library,
+        sandbox_config: SandboxConfig | None = None,
+        tolerance: float = DEFAULT_TOLERANCE,
+        rel_tolerance: float | None = None,
+    ) -> None:
+        self.library = library
+        self.table = library.table
+        self.sandbox_config = sandbox_config
+        self.tolerance = Tolerance(absolute=tolerance, relative=rel_tolerance or 0.0)
+        self._pool: Any = None
+        self._lock = threading.Lock()
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def start(self) -> Grader:
+        with self._lock:
+            if self._pool is None:
+                from sebench.grading.sandbox import SandboxConfig, SandboxPool
+
+                config = self.sandbox_config or SandboxConfig()
+                self.sandbox_config = config
+                pool = SandboxPool(self.library, config)
+                pool.__enter__()
+                self._pool = pool
+        return self
+
+    def close(self) -> None:
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.__exit__(None, None, None)
+
+    def __enter__(self) -> Grader:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def workers(self) -> int:
+        config = self.sandbox_config
+        return config.worker_count if config is not None else 1
+
+    # -- grading -----------------------------------------------------------------------------
+    def grade(self, task: Task, response: str | None) -> Verdict:
+        prepared = self.prepare(task, response)
+        if prepared.verdict is not None:
+            return prepared.verdict
+        return self.judge(task, prepared, self.execute(prepared.job))
+
+    def grade_many(
+        self,
+        items: Iterable[tuple[Any, ...]],
+        on_result: Callable[[tuple[Any, ...], Verdict], None] | None = None,
+    ) -> Iterator[tuple[tuple[Any, ...], Verdict]]:
+        """Grade `(task, response, ...)` items concurrently; yield `(item, verdict)` as each
+        finishes (not in input order). At most twice the worker count is in flight, so memory
+        stays flat however many items there are."""
+        self.start()
+        limit = max(1, 2 * self.workers)
+        with ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="grader") as threads:
+            pending: dict[Future, tuple[Any, ...]] = {}
+            source = iter(items)
+            backlog: deque = deque()
+            exhausted = False
+            while True:
+                while not exhausted and len(pending) < limit:
+                    item = next(source, _END)
+                    if item is _END:
+                        exhausted = True
+                        break
+                    task, response = item[0], item[1]
+                    prepared = self.prepare(task, response)
+                    if prepared.verdict is not None:
+                        backlog.append((item, prepared.verdict))
+                        if len(backlog) >= limit:
+                            break
+                        continue
+                    future = threads.submit(self._run_and_judge, task, prepared)
+                    pending[future] = item
+                while backlog:
+                    item, verdict = backlog.popleft()
+                    if on_result is not None:
+                        on_result(item, verdict)
+                    yield item, verdict
+                if not pending:
+                    if exhausted:
+                        return
+                    continue
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    item = pending.pop(future)
+                    verdict = future.result()
+                    if on_result is not None:
+                        on_result(item, verdict)
+                    yield item, verdict
+
+    def _run_and_judge(self, task: Task, prepared: Prepared) -> Verdict:
+        return self.judge(task, prepared, self.execute(prepared.job))
+
+    def execute(self, job: Job) -> Execution:
+        from sebench.grading.sandbox import Execution
+
+        self.start()
+        try:
+            return self._pool.run(job)
+        except Exception as exc:  # the sandbox failed, not the code: counted, never dropped
+            return Execution.infra_error(f"{type(exc).__name__}: {exc}"[:DETAIL_CHARS])
+
+    # -- the two halves, public so that tests and benchmarks can drive them -------------------
+    def prepare(self, task: Task, response: str | None) -> Prepared:
+        """The static stage: extraction, parsing, the official library check and the policy."""
+        code = extract_code(response or "")
+        if code is None:
+            return Prepared(Verdict(VerdictKind.NO_CODE, detail="no fenced python block"))
+        try:
+            tree = ast.parse(code)
+        except SyntaxError as exc:
+            return Prepared(
+                Verdict(VerdictKind.SYNTAX_ERROR, line=exc.lineno, detail=_short(exc.msg or ""))
+            )
+        except (ValueError, RecursionError, MemoryError) as exc:
+            return Prepared(Verdict(VerdictKind.SYNTAX_ERROR, detail=_short(str(exc))))
+        try:
+            calls_library = calls_library_in_functions(tree, self.table)
+            refusals = find_refusals(tree, self.table.package)
+        except RecursionError:
+            return Prepared(
+                Verdict(VerdictKind.POLICY, rule="too-deep", detail="code nested too deeply")
+            )
+        if refusals and not calls_library:
+            # official order: no library call in the function is decided before NumPy use
+            return Prepared(_no_library_static(refusals[0]))
+        if refusals:
+            refusal = next((r for r in refusals if r.numpy), refusals[0])
+            kind = VerdictKind.USES_NUMPY if refusal.numpy else VerdictKind.POLICY
+            return Prepared(
+                Verdict(kind, rule=refusal.rule, line=refusal.line, detail=_short(refusal.detail))
+            )
+        entry_point = task.entry_point or _first_function(tree)
+        if entry_point is None:
+            return Prepared(
+                Verdict(
+                    VerdictKind.NO_LIBRARY if not calls_library else VerdictKind.RUNTIME_ERROR,
+                    rule="no-function",
+                    error_type="NameError",
+                    detail="the task names no function and the code defines none",
+                )
+            )
+        from sebench.grading.sandbox import Job
+
+        job = Job(code=code, entry_point=entry_point, test_inputs=tuple(task.test_inputs))
+        return Prepared(None, job=job, calls_library=calls_library)
+
+    def judge(self, task: Task, prepared: Prepared, execution: Execution) -> Verdict:
+        """The dynamic stage: turn the sandbox's report into a verdict, comparing here."""
+        from sebench.grading.sandbox import ExecStatus
+
+        cases = execution.cases
+        used_at_run_time = any(case.non_constructor_calls > 0 for case in cases)
+        library_used = prepared.calls_library or used_at_run_time
+        status = execution.status
+        if status is ExecStatus.INFRA_ERROR:
+            return Verdict(VerdictKind.INFRA_ERROR, detail=_short(execution.detail or ""))
+        if execution.setup_error is not None:
+            if not library_used:
+                return _no_library_static(None)
+            if execution.setup_error == "SyntaxError":
+                return Verdict(VerdictKind.SYNTAX_ERROR, detail=_short(_setup_message(execution)))
+            return Verdict(
+                VerdictKind.RUNTIME_ERROR,
+                error_type=execution.setup_error,
+                detail=_short(_setup_message(execution)),
+            )
+        if status is not ExecStatus.OK or len(cases) < len(task.test_inputs):
+            if not library_used:
+                return _no_library_static(None)
+            return _failed_run(execution, len(cases))
+        for index, case in enumerate(cases):
+            if case.error_type is not None:
+                if not library_used:
+                    return _no_library_static(None)
+                return Verdict(
+                    VerdictKind.RUNTIME_ERROR,
+                    error_type=case.error_type,
+                    case=index,
+                    detail=_short(case.error_message or ""),
+                )
+        if not used_at_run_time:
+            return Verdict(
+                VerdictKind.NO_LIBRARY,
+                rule="no-library-call-at-run-time",
+                detail="no library function other than the array constructor ran in any test case",
+            )
+        for index, (case, expected) in enumerate(zip(cases, task.expected, strict=False)):
+            if not outputs_match(case.printed, expected, self.tolerance):
+                return Verdict(
+                    VerdictKind.WRONG_ANSWER,
+                    case=index,
+                    detail=_short(f"printed {_clip(case.printed)}"),
+                )
+        return Verdict(VerdictKind.CORRECT)
+
+
+def _no_library_static(refusal: Refusal | None) -> Verdict:
+    detail = "no function in the code calls a library function other than the array constructor"
+    if refusal is not None:
+        detail += f" (also refused: {refusal.rule} at line {refusal.line})"
+    return Verdict(VerdictKind.NO_LIBRARY, rule="no-library-call", detail=detail)
+
+
+def _failed_run(execution: Execution, case: int) -> Verdict:
+    from sebench.grading.sandbox import ExecStatus
+
+    detail = _short(execution.detail or "")
+    match execution.status:
+        case ExecStatus.TIMEOUT:
+            return Verdict(VerdictKind.TIMEOUT, case=case, detail=detail or None)
+        case ExecStatus.MEMORY:
+            return Verdict(
+                VerdictKind.MEMORY, case=case, error_type="MemoryError", detail=detail or None
+            )
+        case ExecStatus.OUTPUT_LIMIT:
+            return Verdict(
+                VerdictKind.RUNTIME_ERROR,
+                case=case,
+                error_type="OutputLimit",
+                detail=detail or None,
+            )
+        case _:  # CRASHED, or OK with missing cases: no complete result is a failure, never a pass
+            return Verdict(
+                VerdictKind.RUNTIME_ERROR,
+                case=case,
+                error_type="Crashed",
+                detail=detail or "the program stopped before reporting every test case",
+            )
+
+
+def _setup_message(execution: Execution) -> str:
+    return getattr(execution, "setup_message", None) or execution.setup_error or ""
+
+
+def _first_function(tree: ast.Module) -> str | None:
+    """The official fallback when a row names no function: the first function the code defines."""
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            return node.name
+    return None
+
+
+def _clip(text: str | None, limit: int = 120) -> str:
+    if text is None:
+        return "nothing"
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= DETAIL_CHARS else text[: DETAIL_CHARS - 3] + "..."
+
+
+_shared: dict[str, Grader] = {}
+_shared_lock = threading.Lock()
+
+
+def grade(task: Task, response: str | None, library: Library) -> Verdict:
+    """Grade one response with a grader shared per library, started on first use (an RL reward
+    calls this many times; the warm sandbox is reused). Closed when the interpreter exits."""
+    key = str(library.root)
+    with _shared_lock:
+        grader = _shared.get(key)
+        if grader is None:
+            import atexit
+
+            grader = Grader(library).start()
+            _shared[key] = grader
+            atexit.register(grader.close)
+    return grader.grade(task, response)

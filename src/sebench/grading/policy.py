@@ -1,0 +1,251 @@
+"""The static policy: code is refused before it runs, each refusal under a named rule.
+
+What it protects against: reaching NumPy (or anything NumPy-backed) behind the library, and the
+interpreter tricks that open a way to it or to the grader (private names, dunder attributes,
+frames, dynamic attribute and namespace access, dynamic code, import machinery). It works on the
+syntax tree only, so it cannot see what a string turns into at run time; that is why every
+dynamic path (exec/eval/compile, `__import__`, `importlib`, `getattr` with a computed name,
+`sys.modules`) is refused outright instead of inspected. What it does not protect against:
+resource abuse, files, processes, network and signals, which the sandbox handles at run time, and
+whatever the library itself exposes under public names.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from dataclasses import dataclass
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# Stdlib modules with no place in a computation and a way into the interpreter, the grader, the
+# file system, other processes or the network. Everything outside the stdlib (except the library)
+# is refused too, so NumPy-backed packages (scipy, pandas, torch, ...) and sebench itself are out.
+FORBIDDEN_MODULES = _words(
+    # interpreter internals and import machinery
+    "gc inspect ctypes importlib imp pkgutil runpy zipimport modulefinder code codeop pdb bdb "
+    "trace tracemalloc faulthandler types builtins atexit site sysconfig marshal pickle "
+    "pickletools copyreg shelve dbm linecache traceback timeit cProfile profile doctest unittest "
+    "ensurepip venv idlelib "
+    # processes, signals, files
+    "os posix nt subprocess multiprocessing concurrent threading signal resource pty tty termios "
+    "fcntl mmap select selectors asyncio shutil tempfile pathlib io glob fileinput zipfile "
+    "tarfile gzip bz2 lzma sqlite3 platform getpass pwd grp syslog codecs logging "
+    # network and user interfaces
+    "socket ssl http urllib ftplib smtplib poplib imaplib telnetlib xmlrpc socketserver "
+    "webbrowser wsgiref tkinter turtle curses"
+)
+
+# Builtins that hand out namespaces, run strings as code or read files.
+FORBIDDEN_BUILTINS = {
+    "exec": "dynamic-code",
+    "eval": "dynamic-code",
+    "compile": "dynamic-code",
+    "breakpoint": "dynamic-code",
+    "vars": "namespace-access",
+    "globals": "namespace-access",
+    "locals": "namespace-access",
+    "dir": "namespace-access",
+    "help": "namespace-access",
+    "open": "file-access",
+}
+
+# Attributes that walk from any object to frames, their globals, or the module table; none
+# starts with an underscore, so the underscore rule alone would miss them.
+INTROSPECTION_ATTRIBUTES = _words(
+    "f_back f_globals f_locals f_builtins f_code tb_frame tb_next gi_frame gi_code cr_frame "
+    "cr_code ag_frame ag_code exc_info exception last_traceback last_value settrace setprofile "
+    "gettrace getprofile addaudithook"
+)
+IMPORT_TABLE_ATTRIBUTES = frozenset({"modules", "meta_path", "path_hooks", "path_importer_cache"})
+
+ATTRIBUTE_BUILTINS = frozenset({"getattr", "setattr", "delattr", "hasattr"})
+ATTRIBUTE_HELPERS = frozenset({"attrgetter", "methodcaller"})  # operator.*
+# `if __name__ == "__main__":` is common in responses and harmless.
+ALLOWED_DUNDER_NAMES = frozenset({"__name__"})
+
+# Rules whose refusal means the code tries to reach NumPy (verdict `uses_numpy`).
+NUMPY_RULES = frozenset({"numpy-import", "numpy-dynamic"})
+# Rules that open a dynamic path to a module; with a string naming NumPy in the code they are
+# reported as `numpy-dynamic`.
+_DYNAMIC_RULES = frozenset(
+    {"dynamic-code", "dunder-name", "forbidden-module", "import-table", "dynamic-attribute"}
+)
+_NUMPY_WORD = re.compile(r"numpy", re.IGNORECASE)
+# str.format fields can read attributes: "{0.__class__}", "{x._data}".
+_FORMAT_ATTRIBUTE = re.compile(r"\{[^{}]*\.\s*_")
+_STDLIB = frozenset(sys.stdlib_module_names) | {"__future__"}
+
+
+@dataclass(frozen=True)
+class Refusal:
+    rule: str  # "underscore-attribute", "numpy-import", ...
+    line: int | None
+    detail: str
+
+    @property
+    def numpy(self) -> bool:
+        return self.rule in NUMPY_RULES
+
+
+def check_policy(tree: ast.Module, package: str) -> Refusal | None:
+    """The first refusal (in line order) for this code, or None when it may run."""
+    refusals = find_refusals(tree, package)
+    return refusals[0] if refusals else None
+
+
+def find_refusals(tree: ast.Module, package: str) -> list[Refusal]:
+    """Every refusal for this code, in line order; NumPy ones first on the same line."""
+    visitor = _PolicyVisitor(package)
+    visitor.visit(tree)
+    refusals = visitor.refusals
+    if any(r.rule in _DYNAMIC_RULES for r in refusals) and _mentions_numpy(tree):
+        first = next(r for r in refusals if r.rule in _DYNAMIC_RULES)
+        refusals.append(
+            Refusal(
+                "numpy-dynamic",
+                first.line,
+                f"a string naming NumPy with {first.rule}: {first.detail}",
+            )
+        )
+    refusals.sort(key=lambda r: (r.line or 0, not r.numpy))
+    return refusals
+
+
+def _mentions_numpy(tree: ast.Module) -> bool:
+    docstrings = _docstring_nodes(tree)
+    return any(
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in docstrings
+        and _NUMPY_WORD.search(node.value)
+        for node in ast.walk(tree)
+    )
+
+
+def _docstring_nodes(tree: ast.Module) -> set[int]:
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                found.add(id(body[0].value))
+    return found
+
+
+class _PolicyVisitor(ast.NodeVisitor):
+    def __init__(self, package: str) -> None:
+        self.package = package
+        self.refusals: list[Refusal] = []
+        self.direct_calls: set[int] = set()  # ids of Name nodes called directly: `getattr(x, "a")`
+
+    def refuse(self, rule: str, node: ast.AST, detail: str) -> None:
+        self.refusals.append(Refusal(rule, getattr(node, "lineno", None), detail))
+
+    # -- imports -----------------------------------------------------------------------------
+    def check_module(self, name: str, node: ast.AST) -> None:
+        parts = name.split(".")
+        top = parts[0]
+        if top == "numpy":
+            self.refuse("numpy-import", node, f"imports {name}")
+        elif top == self.package:
+            if any(p.startswith("_") for p in parts[1:]):
+                self.refuse("private-import", node, f"imports the library's private {name}")
+        elif any(p.startswith("_") for p in parts) and top != "__future__":
+            self.refuse("private-import", node, f"imports the private module {name}")
+        elif top in FORBIDDEN_MODULES:
+            self.refuse("forbidden-module", node, f"imports {name}")
+        elif top not in _STDLIB:
+            self.refuse(
+                "non-stdlib-module",
+                node,
+                f"imports {name}: only the standard library and {self.package} are allowed",
+            )
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            self.check_module(alias.name, node)
+        self.generic_visit(node)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if node.level or not node.module:
+            self.refuse("relative-import", node, "relative imports are not allowed")
+            return
+        self.check_module(node.module, node)
+        for alias in node.names:
+            if alias.name.startswith("_") and node.module != "__future__":
+                self.refuse("private-import", node, f"imports {alias.name} from {node.module}")
+            elif node.module.split(".")[0] == "sys" and alias.name in IMPORT_TABLE_ATTRIBUTES:
+                self.refuse("import-table", node, f"imports sys.{alias.name}")
+            elif alias.name in INTROSPECTION_ATTRIBUTES and node.module == "sys":
+                self.refuse("frame-introspection", node, f"imports sys.{alias.name}")
+        self.generic_visit(node)
+
+    # -- names and attributes ----------------------------------------------------------------
+    def visit_Name(self, node: ast.Name) -> None:
+        name = node.id
+        if name.startswith("__") and name.endswith("__") and name not in ALLOWED_DUNDER_NAMES:
+            self.refuse("dunder-name", node, f"uses {name}")
+        elif name in FORBIDDEN_BUILTINS and isinstance(node.ctx, ast.Load):
+            self.refuse(FORBIDDEN_BUILTINS[name], node, f"uses {name}")
+        elif (
+            name in ATTRIBUTE_BUILTINS | ATTRIBUTE_HELPERS
+            and isinstance(node.ctx, ast.Load)
+            and id(node) not in self.direct_calls
+        ):
+            self.refuse("dynamic-attribute", node, f"uses {name} other than in a direct call")
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        attr = node.attr
+        if attr.startswith("_"):
+            self.refuse("underscore-attribute", node, f"accesses .{attr}")
+        elif attr in INTROSPECTION_ATTRIBUTES:
+            self.refuse("frame-introspection", node, f"accesses .{attr}")
+        elif attr in IMPORT_TABLE_ATTRIBUTES:
+            self.refuse("import-table", node, f"accesses .{attr}")
+        elif attr in ATTRIBUTE_HELPERS and id(node) not in self.direct_calls:
+            self.refuse("dynamic-attribute", node, f"uses {attr} other than in a direct call")
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        func = node.func
+        name = (
+            func.id
+            if isinstance(func, ast.Name)
+            else (func.attr if isinstance(func, ast.Attribute) else None)
+        )
+        if isinstance(func, ast.Name) and name in ATTRIBUTE_BUILTINS:
+            self.direct_calls.add(id(func))
+            self.check_attribute_name(node, node.args[1] if len(node.args) > 1 else None, name)
+        elif name in ATTRIBUTE_HELPERS:
+            self.direct_calls.add(id(func))
+            for arg in node.args or [None]:
+                self.check_attribute_name(node, arg, name)
+        self.generic_visit(node)
+
+    def check_attribute_name(self, node: ast.Call, arg: ast.AST | None, via: str) -> None:
+        if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+            self.refuse("dynamic-attribute", node, f"{via} with unpacked arguments")
+        elif not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
+            self.refuse("dynamic-attribute", node, f"{via} with a computed attribute name")
+        elif any(part.startswith("_") for part in arg.value.split(".")):
+            self.refuse("underscore-attribute", node, f"{via} of {arg.value!r}")
+        elif any(
+            part in INTROSPECTION_ATTRIBUTES | IMPORT_TABLE_ATTRIBUTES
+            for part in arg.value.split(".")
+        ):
+            self.refuse("frame-introspection", node, f"{via} of {arg.value!r}")
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        if isinstance(node.value, str) and _FORMAT_ATTRIBUTE.search(node.value):
+            self.refuse("format-attribute", node, "a format string reading a private attribute")
+
+    def visit_MatchClass(self, node: ast.MatchClass) -> None:
+        for attr in node.kwd_attrs:
+            if attr.startswith("_") or attr in INTROSPECTION_ATTRIBUTES | IMPORT_TABLE_ATTRIBUTES:
+                self.refuse("underscore-attribute", node, f"matches on attribute {attr}")
+        self.generic_visit(node)

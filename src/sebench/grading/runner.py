@@ -1,0 +1,257 @@
+"""`sebench eval` as a library function: grade a responses file, resumably, and summarize.
+
+Results are appended and flushed one row per sample as they are graded, so a crash or Ctrl-C
+loses nothing; rerunning the same command grades only the (task_id, sample) pairs that are
+missing. The summary is computed from the whole results file, so it is the same whether the run
+was done in one go or resumed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sebench.data.schema import Task
+from sebench.errors import SebenchError
+from sebench.grading.compare import DEFAULT_TOLERANCE
+from sebench.grading.metrics import Graded, breakdown, score
+from sebench.grading.responses import BadRow, Item, load_tasks, read_responses
+from sebench.grading.verdicts import Verdict, VerdictKind
+from sebench.jsonl import JsonlAppender, iter_jsonl
+from sebench.provenance import provenance
+
+if TYPE_CHECKING:
+    from sebench.grading.sandbox.config import SandboxConfig
+    from sebench.library.library import Library
+
+MAX_REPORTED_BAD_ROWS = 20
+ProgressCallback = Callable[[int, int, Verdict], None]  # (graded so far, to grade, verdict)
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    tolerance: float = DEFAULT_TOLERANCE  # official absolute tolerance
+    rel_tolerance: float | None = None  # off officially
+    sandbox: SandboxConfig | None = None  # None: the sandbox defaults (3 s official timeout)
+    data: tuple[str, ...] = ()
+    subset: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        sandbox = self.sandbox.to_dict() if self.sandbox is not None else None
+        return {
+            "tolerance": self.tolerance,
+            "rel_tolerance": self.rel_tolerance,
+            "sandbox": sandbox,
+            "data": list(self.data),
+            "subset": self.subset,
+        }
+
+
+@dataclass
+class _Plan:
+    to_grade: int = 0
+    already_done: int = 0
+    keys: set[tuple[str, int]] = field(default_factory=set)  # every sample of this run
+
+
+def default_library(data: Sequence[str | Path] = ()) -> Library:
+    """The official library, built once into the cache from the official `api_doc.jsonl` (found
+    next to the first `--data` source, else through `SEBENCH_DATA` / the hub)."""
+    from sebench.data.sources import find_api_doc
+    from sebench.library.cache import official_library
+
+    source = str(data[0]).rpartition("=")[2] if data else None
+    try:
+        api_doc = find_api_doc(source)
+    except SebenchError as exc:
+        raise SebenchError(
+            f"cannot find the official library's api_doc.jsonl ({exc}); pass --lib DIR (a "
+            "library built by `sebench lib build`) or --data with the official data"
+        ) from None
+    return official_library(api_doc)
+
+
+def evaluate(
+    responses_path: str | Path,
+    out_path: str | Path,
+    summary_path: str | Path,
+    *,
+    library: Library | None = None,
+    config: EvalConfig | None = None,
+    on_progress: ProgressCallback | None = None,
+) -> dict[str, Any]:
+    """Grade every response not yet in `out_path`, append results, write and return the summary."""
+    from sebench.grading.grader import Grader
+
+    config = config or EvalConfig()
+    library = library or default_library(config.data)
+    tasks = load_tasks(config.data) if config.data else None
+    subset = None
+    if config.subset is not None:
+        from sebench.data.sources import load_subset
+
+        subset = load_subset(config.subset)
+    done = _completed_keys(out_path)
+    plan = _plan(responses_path, tasks, subset, done)
+    functions = library.table.numpy_to_library()
+
+    with JsonlAppender(out_path) as out:
+        for bad in _fresh_bad_rows(responses_path, tasks, done):
+            out.write({"error": bad.message, "source_line": bad.line})
+        if plan.to_grade:
+            graded = 0
+            work = (
+                (item.task, item.response, item)
+                for item in _items_to_grade(responses_path, tasks, subset, done)
+            )
+            with Grader(library, config.sandbox, config.tolerance, config.rel_tolerance) as grader:
+                for (_, _, item), verdict in grader.grade_many(work):
+                    out.write(_result_row(item, verdict, functions))
+                    graded += 1
+                    if on_progress is not None:
+                        on_progress(graded, plan.to_grade, verdict)
+
+    summary = summarize(
+        out_path, plan.keys, library=library, config=config, responses_path=responses_path
+    )
+    _write_json(summary_path, summary)
+    return summary
+
+
+def summarize(
+    out_path: str | Path,
+    keys: set[tuple[str, int]] | None = None,
+    *,
+    library: Library | None = None,
+    config: EvalConfig | None = None,
+    responses_path: str | Path | None = None,
+) -> dict[str, Any]:
+    """The summary of a results file (restricted to `keys` when given)."""
+    samples: list[Graded] = []
+    bad: list[str] = []
+    seen: set[tuple[str, int]] = set()
+    for _, row in iter_jsonl(out_path) if Path(out_path).exists() else ():
+        if "error" in row:
+            bad.append(row["error"])
+            continue
+        key = (row.get("task_id"), row.get("sample"))
+        if (keys is not None and key not in keys) or key in seen:
+            continue
+        seen.add(key)
+        samples.append(
+            Graded(
+                task_id=row["task_id"],
+                sample=row["sample"],
+                kind=VerdictKind(row["verdict"]),
+                split=row.get("split"),
+                functions=tuple(row.get("functions") or ()),
+            )
+        )
+    summary = score(samples)
+    summary["infra_errors"] = summary["verdicts"][VerdictKind.INFRA_ERROR.value]
+    summary["bad_rows"] = len(bad)
+    summary["bad_row_errors"] = bad[:MAX_REPORTED_BAD_ROWS]
+    if keys is not None:
+        summary["missing"] = len(keys - seen)  # not graded yet (an interrupted run)
+    summary["per_split"] = breakdown(samples, "split")
+    summary["per_function"] = breakdown(samples, "function")
+    extra: dict[str, Any] = {"results": str(out_path)}
+    if responses_path is not None:
+        extra["responses"] = str(responses_path)
+    if library is not None:
+        extra["library"] = {"root": str(library.root), "package": library.package}
+    summary["provenance"] = provenance(config.to_dict() if config is not None else None, **extra)
+    return summary
+
+
+def _result_row(item: Item, verdict: Verdict, functions: dict[str, str]) -> dict[str, Any]:
+    return {
+        "task_id": item.task.task_id,
+        "sample": item.sample,
+        "split": item.task.split,
+        "functions": [functions.get(name, name) for name in item.task.selected_functions],
+        **verdict.to_dict(),
+        "source_line": item.line,
+        **item.metadata,
+    }
+
+
+def _completed_keys(out_path: str | Path) -> set[tuple[Any, ...]]:
+    from sebench.jsonl import read_completed
+
+    def key(row: dict[str, Any]) -> tuple[Any, ...]:
+        if "error" in row:
+            return ("!bad-row", row["source_line"])
+        return (row["task_id"], row["sample"])
+
+    return read_completed(out_path, key)  # type: ignore[return-value]
+
+
+def _plan(
+    responses_path: str | Path,
+    tasks: dict[str, Task] | None,
+    subset: frozenset[str] | None,
+    done: set,
+) -> _Plan:
+    plan = _Plan()
+    for item in read_responses(responses_path, tasks):
+        if isinstance(item, BadRow) or not _wanted(item, subset):
+            continue
+        if item.key in plan.keys:
+            continue  # a duplicate (task_id, sample): reported as a bad row
+        plan.keys.add(item.key)
+        if item.key in done:
+            plan.already_done += 1
+        else:
+            plan.to_grade += 1
+    return plan
+
+
+def _items_to_grade(
+    responses_path: str | Path,
+    tasks: dict[str, Task] | None,
+    subset: frozenset[str] | None,
+    done: set,
+) -> Iterator[Item]:
+    seen: set[tuple[str, int]] = set()
+    for item in read_responses(responses_path, tasks):
+        if isinstance(item, BadRow) or not _wanted(item, subset) or item.key in seen:
+            continue
+        seen.add(item.key)
+        if item.key not in done:
+            yield item
+
+
+def _fresh_bad_rows(
+    responses_path: str | Path, tasks: dict[str, Task] | None, done: set
+) -> Iterator[BadRow]:
+    seen: set[tuple[str, int]] = set()
+    for item in read_responses(responses_path, tasks):
+        if isinstance(item, Item):
+            if item.key in seen:
+                item = BadRow(
+                    str(responses_path),
+                    item.line,
+                    f"{responses_path}:{item.line}: duplicate sample {item.sample} of "
+                    f"task {item.task.task_id} (only the first one is graded)",
+                )
+            else:
+                seen.add(item.key)
+                continue
+        if item.key not in done:
+            yield item
+
+
+def _wanted(item: Item, subset: frozenset[str] | None) -> bool:
+    return subset is None or item.task.task_id in subset
+
+
+def _write_json(path: str | Path, data: dict[str, Any]) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp.replace(path)

@@ -1,0 +1,178 @@
+"""What runs in a forked child: confine, run the untrusted code, report each case as a frame.
+
+Everything the harness needs after the untrusted code has started is bound to locals first
+(functions, classes, the frame encoder), because that code may patch `builtins` or any module.
+Results travel only on the result pipe, never on stdout (which is /dev/null here), so text the
+code prints cannot pose as a result. Each frame carries the job's nonce and the server checks
+their order; the child always ends with `os._exit`, never by returning into the server's code.
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+import struct
+import time
+from _json import encode_basestring_ascii
+from typing import NoReturn
+
+from sebench.grading.sandbox import isolation
+
+EXIT_ISOLATION_FAILED = 97
+MAX_ERROR_MESSAGE = 2000
+
+
+def _make_encoder():
+    """A JSON encoder for the harness's own frames, immune to later patching of any module."""
+    esc, pack, int_repr, float_repr = (
+        encode_basestring_ascii,
+        struct.Struct(">I").pack,
+        int.__repr__,
+        float.__repr__,
+    )
+    join, items, exact_type, length = ",".join, dict.items, type, len
+    str_t, int_t, float_t, bool_t, none_t, list_t, dict_t = (
+        str,
+        int,
+        float,
+        bool,
+        type(None),
+        list,
+        dict,
+    )
+
+    def value(v):
+        kind = exact_type(v)
+        if kind is str_t:
+            return esc(v)
+        if kind is bool_t:
+            return "true" if v else "false"
+        if kind is int_t:
+            return int_repr(v)
+        if kind is float_t:
+            return float_repr(v)
+        if kind is none_t:
+            return "null"
+        if kind is list_t:
+            return "[" + join([value(x) for x in v]) + "]"
+        if kind is dict_t:
+            return "{" + join([esc(k) + ":" + value(x) for k, x in items(v)]) + "}"
+        raise TypeError("unsupported frame value")
+
+    def encode(message: dict) -> bytes:
+        body = value(message).encode("ascii")
+        return pack(length(body)) + body
+
+    return encode
+
+
+def run(
+    job: dict, result_fd: int, plan: isolation.ChildPlan, scratch: str, runtime, limits_budget: int
+) -> NoReturn:
+    """The whole life of a child after `fork()`; `runtime` is the library's `_runtime` module."""
+    # --- bound before any untrusted code exists in this process ---
+    perf, write, exit_now = time.perf_counter, os.write, os._exit
+    encode = _make_encoder()
+    reset_counts, call_counts = runtime.reset_call_counts, runtime.call_counts
+    compile_, exec_, eval_, str_, join = compile, exec, eval, str, "".join
+    type_, isinstance_, len_, enumerate_ = type, isinstance, len, enumerate
+    memory_error, exception, base_exception = MemoryError, Exception, BaseException
+    utf8_length = str.encode
+    nonce, code, entry, inputs = job["nonce"], job["code"], job["entry_point"], list(job["inputs"])
+    job.clear()  # nothing of the job stays reachable through the server's frames but these locals
+    t_start = perf()
+
+    def send(message: dict) -> None:
+        message["nonce"] = nonce
+        data = encode(message)
+        while data:
+            data = data[write(result_fd, data) :]
+
+    def describe(exc: BaseException) -> tuple[str, str]:
+        name = type_(exc).__name__
+        try:
+            text = str_(exc)
+            text = join([text])[:MAX_ERROR_MESSAGE]
+        except base_exception:
+            text = "<message unavailable>"
+        return join([name]) if isinstance_(name, str_) else "?", text
+
+    try:
+        isolation.enter_child(plan)
+        os.chdir(scratch)
+        os.environ.clear()
+        os.environ.update(
+            {
+                "HOME": scratch,
+                "TMPDIR": scratch,
+                "PATH": "/usr/bin:/bin",
+                "OPENBLAS_NUM_THREADS": "1",
+                "OMP_NUM_THREADS": "1",
+            }
+        )
+    except BaseException as exc:  # never run untrusted code with fewer layers than reported
+        try:
+            send({"kind": "isolation_failed", "error": f"{type(exc).__name__}: {exc}"})
+        finally:
+            exit_now(EXIT_ISOLATION_FAILED)
+    t_isolated = perf()
+    send({"kind": "start", "t_start": t_start, "t_isolated": t_isolated})
+
+    namespace = {"__name__": "__main__", "__builtins__": builtins}
+    try:
+        exec_(compile_(code, "<response>", "exec"), namespace)
+    except exception as exc:
+        error_type, message = describe(exc)
+        send(
+            {
+                "kind": "setup_error",
+                "error_type": error_type,
+                "error_message": message,
+                "memory": isinstance_(exc, memory_error),
+            }
+        )
+        send({"kind": "done", "t_end": perf()})
+        exit_now(0)
+    except base_exception as exc:  # SystemExit, KeyboardInterrupt: the program ended itself
+        send({"kind": "abort", "error_type": describe(exc)[0]})
+        exit_now(0)
+    del code
+
+    budget = limits_budget
+    for index, text in enumerate_(inputs):
+        printed = error_type = message = None
+        memory = over = False
+        reset_counts()
+        try:
+            result = eval_(entry + "(" + text + ")", namespace)
+            counts = call_counts()
+            printed = join([str_(result)])
+            del result
+            size = len_(utf8_length(printed, "utf-8", "surrogatepass"))
+            if size > budget:
+                printed, over = printed[: budget if budget > 0 else 0], True
+            budget -= size
+        except exception as exc:
+            counts = call_counts()
+            error_type, message = describe(exc)
+            memory = isinstance_(exc, memory_error)
+        except base_exception as exc:
+            send({"kind": "abort", "error_type": describe(exc)[0], "case": index})
+            exit_now(0)
+        send(
+            {
+                "kind": "case",
+                "index": index,
+                "printed": printed,
+                "error_type": error_type,
+                "error_message": message,
+                "library_calls": counts[0],
+                "non_constructor_calls": counts[1],
+                "memory": memory,
+                "output_limit": over,
+            }
+        )
+        if memory or over:
+            break
+    send({"kind": "done", "t_end": perf()})
+    exit_now(0)

@@ -1,0 +1,93 @@
+"""The records that cross the sandbox boundary: a job in, an execution out.
+
+A `Job` carries only what the untrusted code needs (its source, the function to call and the
+argument text of each test case). Expected outputs have no field here on purpose: the processes
+that run untrusted code never receive them.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Job:
+    code: str
+    entry_point: str
+    test_inputs: tuple[str, ...]
+
+
+class ExecStatus(enum.Enum):
+    """How the run of one job ended, as seen from outside the child process."""
+
+    OK = "ok"  # the harness reported every case (each case may still carry an exception)
+    TIMEOUT = "timeout"  # wall-clock deadline or CPU-time limit
+    MEMORY = "memory"  # MemoryError under the address-space limit
+    CRASHED = "crashed"  # no complete result: os._exit, sys.exit, a signal, a broken protocol
+    OUTPUT_LIMIT = "output_limit"  # printed results over the output cap
+    INFRA_ERROR = "infra_error"  # the sandbox itself failed; the job was not judged
+
+
+@dataclass(frozen=True)
+class CaseOutcome:
+    """One test case: the printed result (`str(result)`, as print shows it) or the exception."""
+
+    printed: str | None
+    error_type: str | None
+    error_message: str | None
+    library_calls: int
+    non_constructor_calls: int
+
+    def to_dict(self) -> dict:
+        return {
+            "printed": self.printed,
+            "error_type": self.error_type,
+            "error_message": self.error_message,
+            "library_calls": self.library_calls,
+            "non_constructor_calls": self.non_constructor_calls,
+        }
+
+
+@dataclass(frozen=True)
+class Execution:
+    """The result of one job.
+
+    `cases` holds the cases that finished, in order (fewer than the inputs when the run stopped
+    early). `setup_error` is the exception type name when executing the code itself failed
+    (then `cases` is empty). `detail` says why a non-OK status was given (the signal, the limit,
+    the protocol violation). `timings` (seconds): `fork`, `isolation`, `run`, `total` (in the
+    server, fork to reaped child) and `roundtrip` (in the grader, request to reply).
+    """
+
+    status: ExecStatus
+    cases: tuple[CaseOutcome, ...]
+    setup_error: str | None
+    timings: dict[str, float] = field(default_factory=dict)
+    setup_message: str | None = None
+    detail: str | None = None
+
+    def to_dict(self) -> dict:
+        return {
+            "status": self.status.value,
+            "cases": [case.to_dict() for case in self.cases],
+            "setup_error": self.setup_error,
+            "setup_message": self.setup_message,
+            "detail": self.detail,
+            "timings": dict(self.timings),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Execution:
+        return cls(
+            status=ExecStatus(data["status"]),
+            cases=tuple(CaseOutcome(**case) for case in data.get("cases", ())),
+            setup_error=data.get("setup_error"),
+            timings={k: float(v) for k, v in (data.get("timings") or {}).items()},
+            setup_message=data.get("setup_message"),
+            detail=data.get("detail"),
+        )
+
+    @classmethod
+    def infra_error(cls, detail: str) -> Execution:
+        return cls(ExecStatus.INFRA_ERROR, (), None, {}, None, detail)

@@ -1,0 +1,434 @@
+"""Isolation layers: set up once in the fork server, entered by every child, reported by `doctor`.
+
+What the layers protect against (each is detected, and only the ones that work are used):
+- `rlimits`: memory (address space), CPU time, file size, open files, core dumps, processes.
+- `process_group`: each child leads its own session, so a deadline kills it and everything it
+  started; the server is a child subreaper (`subreaper`), so even grandchildren that start their
+  own session are reparented to it and reaped.
+- `network_namespace`: the server lives in a fresh network namespace (only a down loopback), so
+  no child reaches any host, 127.0.0.1 included.
+- `mount_namespace`: private mounts for the server: a size-capped tmpfs as the scratch dir, and
+  the folder that hides the interpreter from other users (e.g. /root) replaced by a tmpfs that
+  shows only the Python installation.
+- `uid_drop`: children run as a dedicated unprivileged uid per server (root servers only), so
+  file permissions and RLIMIT_NPROC apply and no capability is left.
+- `landlock`: read-only access to the Python installation, one writable scratch dir, nothing else
+  (the library's metadata, the grader's sources, the data and the answers are unreadable); no TCP;
+  no signals or abstract sockets outside the sandbox.
+- `seccomp`: no exec, no new processes, no sockets, no ptrace, no signals to others, no
+  kernel-facing calls (see seccomp.py).
+What they do not protect against: code reading its own process (the library's internals, NumPy
+behind it, the harness's memory) — the static policy refuses those tricks before running; CPU
+time of other processes on the machine (the children compete with the grader for cores).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sebench.grading.sandbox import landlock, seccomp
+from sebench.grading.sandbox.config import SandboxConfig
+
+LAYERS = (
+    "rlimits",
+    "process_group",
+    "subreaper",
+    "network_namespace",
+    "mount_namespace",
+    "uid_drop",
+    "landlock",
+    "seccomp",
+)
+# The layers that confine what code can reach; rlimits and process groups only bound resources.
+CONTAINMENT = ("network_namespace", "uid_drop", "landlock", "seccomp")
+
+_PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER, _PR_SET_NO_NEW_PRIVS = 1, 36, 38
+_CLONE_NEWNS, _CLONE_NEWUSER, _CLONE_NEWNET = 0x00020000, 0x10000000, 0x40000000
+_MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_BIND, _MS_REC, _MS_PRIVATE = 2, 4, 8, 4096, 16384, 1 << 18
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.prctl.argtypes = [
+    ctypes.c_int,
+    ctypes.c_ulong,
+    ctypes.c_ulong,
+    ctypes.c_ulong,
+    ctypes.c_ulong,
+]
+_libc.mount.argtypes = [
+    ctypes.c_char_p,
+    ctypes.c_char_p,
+    ctypes.c_char_p,
+    ctypes.c_ulong,
+    ctypes.c_char_p,
+]
+
+
+def _check(rc: int, what: str) -> None:
+    if rc != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def prctl(option: int, value: int) -> None:
+    _check(_libc.prctl(option, value, 0, 0, 0), f"prctl({option})")
+
+
+def _mount(
+    source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None
+) -> None:
+    def enc(text: str | None) -> bytes | None:
+        return None if text is None else text.encode()
+
+    _check(_libc.mount(enc(source), enc(target), enc(fstype), flags, enc(data)), f"mount {target}")
+
+
+def read_only_paths() -> list[str]:
+    """The Python installation: stdlib, compiled modules and site-packages, nothing else.
+
+    Built from sysconfig and the location of NumPy, never from sys.path (whose entries can be
+    the grader's own folder or the library's root).
+    """
+    import numpy
+
+    paths = sysconfig.get_paths()
+    found = {paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")}
+    found.add(str(Path(numpy.__file__).resolve().parent.parent))
+    existing = sorted(os.path.realpath(p) for p in found if os.path.isdir(p))
+    minimal = [
+        p for p in existing if not any(p != q and p.startswith(q + os.sep) for q in existing)
+    ]
+    return minimal
+
+
+def _inside(path: str, roots: list[str]) -> bool:
+    path = os.path.realpath(path)
+    return any(path == root or path.startswith(root + os.sep) for root in roots)
+
+
+@dataclass
+class ServerIsolation:
+    """What one fork server set up; `layers` lists the layers every child will enter."""
+
+    scratch: str
+    base: str
+    uid: int | None
+    ruleset: landlock.Ruleset | None
+    seccomp_program: seccomp.Program | None
+    layers: dict[str, bool] = field(default_factory=dict)
+    details: dict[str, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    def close(self) -> None:
+        if self.ruleset is not None:
+            os.close(self.ruleset.fd)
+        if self.layers.get("mount_namespace"):
+            _libc.umount2(self.scratch.encode(), 2)  # MNT_DETACH
+        shutil.rmtree(self.base, ignore_errors=True)
+
+
+def setup_server(config: SandboxConfig, protected: list[str]) -> ServerIsolation:
+    """Prepare every layer in the (fresh, single-threaded) server process.
+
+    `protected` are paths children must not read (the library root with its metadata); a warning
+    is added when the allow-list would include one of them.
+    """
+    layers = dict.fromkeys(LAYERS, False)
+    details: dict[str, str] = {}
+    warnings: list[str] = []
+    layers["rlimits"] = True
+    layers["process_group"] = True
+    try:
+        prctl(_PR_SET_CHILD_SUBREAPER, 1)
+        layers["subreaper"] = True
+    except OSError as exc:
+        details["subreaper"] = str(exc)
+
+    is_root = os.geteuid() == 0
+    flags = _CLONE_NEWNET | _CLONE_NEWNS | (0 if is_root else _CLONE_NEWUSER)
+    uid, gid = os.geteuid(), os.getegid()
+    if not config.wants("network_namespace"):
+        details["network_namespace"] = "disabled in the config"
+    elif _libc.unshare(flags) == 0:
+        if not is_root:  # map ourselves into the new user namespace: one uid, no uid drop
+            Path("/proc/self/setgroups").write_text("deny")
+            Path("/proc/self/uid_map").write_text(f"{uid} {uid} 1")
+            Path("/proc/self/gid_map").write_text(f"{gid} {gid} 1")
+        layers["network_namespace"] = True
+        try:
+            if not config.wants("mount_namespace"):
+                raise OSError("disabled in the config")
+            _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
+            layers["mount_namespace"] = True
+        except OSError as exc:
+            details["mount_namespace"] = str(exc)
+    else:
+        details["network_namespace"] = f"unshare: {os.strerror(ctypes.get_errno())}"
+
+    sandbox_uid = None
+    if config.drop_uid and config.wants("uid_drop") and is_root:
+        # One uid per server, unique on the machine while the server lives (pids are), so two
+        # graders never share a uid: RLIMIT_NPROC and file ownership stay per server.
+        sandbox_uid = config.uid_base + os.getpid()
+    elif not (config.drop_uid and config.wants("uid_drop")):
+        details["uid_drop"] = "disabled in the config"
+    else:
+        details["uid_drop"] = "the server is not root"
+
+    read_only = read_only_paths()
+    base = tempfile.mkdtemp(prefix="sebench-sandbox-")
+    os.chmod(base, 0o711)  # traversable, not listable, for the sandbox uid
+    scratch = os.path.join(base, "scratch")
+    os.mkdir(scratch, 0o700)
+    if layers["mount_namespace"]:
+        owner = f",uid={sandbox_uid},gid={sandbox_uid}" if sandbox_uid is not None else ""
+        try:
+            _mount(
+                "tmpfs",
+                scratch,
+                "tmpfs",
+                _MS_NOSUID | _MS_NODEV | _MS_NOEXEC,
+                f"size={config.scratch_mb}m,mode=0700{owner}",
+            )
+            details["scratch"] = f"tmpfs of {config.scratch_mb} MiB"
+        except OSError as exc:
+            details["scratch"] = f"plain folder ({exc})"
+    if sandbox_uid is not None:
+        os.chown(scratch, sandbox_uid, sandbox_uid)
+        if layers["mount_namespace"]:
+            _reveal_interpreter(read_only, details)
+
+    ruleset = None
+    abi = landlock.abi_version() if config.wants("landlock") else 0
+    if abi >= 1:
+        for path in protected:
+            if _inside(path, read_only):
+                warnings.append(
+                    f"{path} is inside the Python installation, which children may "
+                    "read: build the library elsewhere to keep its metadata private"
+                )
+        ruleset = landlock.build_ruleset(read_only, [scratch])
+        details["landlock"] = f"ABI {abi}" + ("" if ruleset.scoped else " (signals not scoped)")
+    else:
+        details["landlock"] = (
+            "not supported by this kernel" if config.wants("landlock") else "disabled in the config"
+        )
+    program = None
+    try:
+        if not config.wants("seccomp"):
+            raise OSError("disabled in the config")
+        program = seccomp.prepare()
+        if program is None:
+            details["seccomp"] = "libseccomp not found (apt-get install libseccomp2)"
+    except OSError as exc:
+        details["seccomp"] = str(exc)
+    isolation = ServerIsolation(
+        scratch=scratch,
+        base=base,
+        uid=sandbox_uid,
+        ruleset=ruleset,
+        seccomp_program=program,
+        layers=layers,
+        details=details,
+        warnings=warnings,
+    )
+    _probe_child_layers(isolation)
+    described = {
+        "rlimits": f"memory {config.memory_mb} MiB over the server's, CPU {config.cpu_limit_s} s, "
+        f"files {config.max_file_bytes >> 20} MiB, {config.max_open_files} open files, no core",
+        "process_group": "a session per child, killed as a group after each job",
+        "network_namespace": "no network: a namespace with only a down loopback",
+        "mount_namespace": "private mounts for the scratch dir and the interpreter",
+        "seccomp": "exec, new processes, sockets, ptrace, signals to others refused",
+    }
+    for name, text in described.items():
+        if isolation.layers[name]:
+            isolation.details.setdefault(name, text)
+    return isolation
+
+
+def _reveal_interpreter(read_only: list[str], details: dict[str, str]) -> None:
+    """Make the Python installation readable for the sandbox uid when a parent folder is not.
+
+    On these machines the interpreter lives under /root (mode 0700): a child running as another
+    uid could not import any module the server had not imported. In the server's private mount
+    namespace, the closed folder is covered by a tmpfs (0755) showing only the installation,
+    bind-mounted back at the same paths. The rest of that folder disappears for children.
+    """
+    closed: list[str] = []
+    for path in read_only:
+        parts = Path(path).parts
+        for depth in range(1, len(parts)):
+            ancestor = str(Path(*parts[: depth + 1]))
+            if not os.stat(ancestor).st_mode & stat.S_IXOTH:
+                if not any(_inside(ancestor, [c]) for c in closed):
+                    closed.append(ancestor)
+                break
+    if not closed:
+        details["interpreter"] = "readable by the sandbox uid"
+        return
+    fds = {path: os.open(path, os.O_PATH | os.O_DIRECTORY) for path in read_only}
+    try:
+        for folder in closed:
+            _mount("tmpfs", folder, "tmpfs", _MS_NOSUID | _MS_NODEV, "size=1m,mode=0755")
+        for path, fd in fds.items():
+            if _inside(path, closed):
+                os.makedirs(path, 0o755, exist_ok=True)
+                _mount(f"/proc/self/fd/{fd}", path, None, _MS_BIND | _MS_REC)
+        details["interpreter"] = (
+            f"shown to the sandbox uid through a tmpfs over {', '.join(closed)}"
+        )
+    finally:
+        for fd in fds.values():
+            os.close(fd)
+
+
+@dataclass(frozen=True)
+class ChildPlan:
+    """What a child applies right after the fork (everything precomputed in the server)."""
+
+    uid: int | None
+    ruleset: landlock.Ruleset | None
+    seccomp_program: seccomp.Program | None
+    limits: dict[int, tuple[int, int]]
+
+
+def plan_for_child(isolation: ServerIsolation, limits: dict[int, tuple[int, int]]) -> ChildPlan:
+    return ChildPlan(
+        uid=isolation.uid if isolation.layers["uid_drop"] else None,
+        ruleset=isolation.ruleset if isolation.layers["landlock"] else None,
+        seccomp_program=isolation.seccomp_program if isolation.layers["seccomp"] else None,
+        limits=limits,
+    )
+
+
+def enter_child(plan: ChildPlan) -> None:
+    """Confine the calling (freshly forked) process. Raises if any planned layer fails."""
+    import resource
+
+    os.setsid()
+    prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # the server dies -> so does the child
+    for which, pair in plan.limits.items():
+        resource.setrlimit(which, pair)
+    if plan.uid is not None:
+        os.setgroups([])
+        os.setresgid(plan.uid, plan.uid, plan.uid)
+        os.setresuid(plan.uid, plan.uid, plan.uid)
+    prctl(_PR_SET_NO_NEW_PRIVS, 1)
+    if plan.ruleset is not None:
+        landlock.restrict_self(plan.ruleset)
+    if plan.seccomp_program is not None:
+        seccomp.load(plan.seccomp_program, os.getpid())
+
+
+def _probe_child_layers(isolation: ServerIsolation) -> None:
+    """Try uid drop, Landlock and seccomp in a throwaway child and keep only those that work."""
+    candidates = {
+        "uid_drop": isolation.uid is not None,
+        "landlock": isolation.ruleset is not None,
+        "seccomp": isolation.seccomp_program is not None,
+    }
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the forked probe
+        os.close(read)
+        ok = []
+        try:
+            os.setsid()
+            if candidates["uid_drop"]:
+                try:
+                    os.setgroups([])
+                    os.setresgid(isolation.uid, isolation.uid, isolation.uid)
+                    os.setresuid(isolation.uid, isolation.uid, isolation.uid)
+                    try:
+                        os.listdir(sysconfig.get_paths()["stdlib"])
+                        ok.append("uid_drop")
+                    except OSError:
+                        ok.append("uid_drop:unreadable")
+                except OSError:
+                    pass
+            prctl(_PR_SET_NO_NEW_PRIVS, 1)
+            if candidates["landlock"]:
+                try:
+                    landlock.restrict_self(isolation.ruleset)
+                    ok.append("landlock")
+                except OSError:
+                    pass
+            if candidates["seccomp"]:
+                try:
+                    seccomp.load(isolation.seccomp_program, os.getpid())
+                    ok.append("seccomp")
+                except OSError:
+                    pass
+            os.write(write, ",".join(ok).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        working = set(pipe.read().decode().split(","))
+    os.waitpid(pid, 0)
+    for name, wanted in candidates.items():
+        isolation.layers[name] = wanted and name in working
+        if wanted and name not in working:
+            isolation.details.setdefault(name, "refused by the kernel in a test child")
+    if "uid_drop:unreadable" in working:
+        # Dropping the uid would make every module not imported before the fork unimportable
+        # (wrong runtime errors on honest code): keep the uid, and say so.
+        isolation.details["uid_drop"] = (
+            "off: the sandbox uid cannot read the Python installation (it lives in a closed "
+            "folder and no mount namespace is available to reveal it)"
+        )
+    if isolation.layers["uid_drop"]:
+        isolation.details.setdefault("uid_drop", f"uid {isolation.uid}")
+
+
+def describe() -> tuple[dict[str, bool], dict[str, str], list[str]]:
+    """Set up the layers in a throwaway fresh interpreter and report them (for `doctor`)."""
+    result = subprocess.run(
+        [sys.executable, "-P", "-m", "sebench.grading.sandbox.server", "--probe"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=server_environment(),
+        cwd="/",
+    )
+    if result.returncode != 0:
+        raise OSError(f"isolation probe failed: {result.stderr.strip()[-2000:]}")
+    import json
+
+    report = json.loads(result.stdout)
+    return report["layers"], report["details"], report["warnings"]
+
+
+def detect_layers() -> dict[str, bool]:
+    """Which isolation layers a fork server on this machine would use (name -> active)."""
+    return describe()[0]
+
+
+def server_environment() -> dict[str, str]:
+    """The environment of a fork server: nothing of the grader's (no keys, no tokens)."""
+    import sebench
+
+    source_root = str(Path(sebench.__file__).resolve().parent.parent)
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "PYTHONPATH": source_root,
+        "PYTHONDONTWRITEBYTECODE": "1",
+        # single-threaded BLAS before NumPy loads: forks stay cheap, RLIMIT_AS does not break it
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+    }
+    for key in ("LANG", "LC_ALL", "SYSTEMROOT"):
+        if key in os.environ:
+            env[key] = os.environ[key]
+    return env

@@ -1,0 +1,88 @@
+"""Verdicts: what the grader decided about one sample, with the evidence for it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+
+class VerdictKind(StrEnum):
+    CORRECT = "correct"
+    WRONG_ANSWER = "wrong_answer"  # ran, used the library, some test case printed the wrong result
+    RUNTIME_ERROR = "runtime_error"  # an exception (error_type), a crash or too much output
+    TIMEOUT = "timeout"  # past the wall-clock or CPU limit
+    MEMORY = "memory"  # past the memory limit
+    USES_NUMPY = "uses_numpy"  # NumPy reached in any form (static policy)
+    NO_LIBRARY = "no_library"  # no library call ran in any test case, or only the array constructor
+    POLICY = "policy"  # refused before running by a named static rule other than NumPy
+    NO_CODE = "no_code"  # no fenced python block
+    SYNTAX_ERROR = "syntax_error"
+    INFRA_ERROR = "infra_error"  # the grader itself failed: counted, never dropped
+
+
+class OfficialCategory(StrEnum):
+    """The five fractions the official grader reports (they sum to 1 over all samples)."""
+
+    ACC = "acc"
+    WITHOUT_ZWC = "without_zwc"
+    NUMPY = "numpy"
+    RESULT_ERROR = "result_error"
+    EXE_ERROR = "exe_error"
+
+
+# Official categories: no code and syntax errors count as `without_zwc`; anything that did not
+# finish running counts as `exe_error`. Policy refusals never run, so they are `exe_error` too; infra
+# errors are silently dropped officially, here they stay in the denominator as `exe_error` (the
+# summary also counts them apart).
+OFFICIAL_CATEGORY: dict[VerdictKind, OfficialCategory] = {
+    VerdictKind.CORRECT: OfficialCategory.ACC,
+    VerdictKind.WRONG_ANSWER: OfficialCategory.RESULT_ERROR,
+    VerdictKind.RUNTIME_ERROR: OfficialCategory.EXE_ERROR,
+    VerdictKind.TIMEOUT: OfficialCategory.EXE_ERROR,
+    VerdictKind.MEMORY: OfficialCategory.EXE_ERROR,
+    VerdictKind.USES_NUMPY: OfficialCategory.NUMPY,
+    VerdictKind.NO_LIBRARY: OfficialCategory.WITHOUT_ZWC,
+    VerdictKind.POLICY: OfficialCategory.EXE_ERROR,
+    VerdictKind.NO_CODE: OfficialCategory.WITHOUT_ZWC,
+    VerdictKind.SYNTAX_ERROR: OfficialCategory.WITHOUT_ZWC,
+    VerdictKind.INFRA_ERROR: OfficialCategory.EXE_ERROR,
+}
+
+_EVIDENCE = ("rule", "line", "error_type", "case", "detail")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    kind: VerdictKind
+    rule: str | None = None  # the policy or library-use rule that decided it: "dunder-attribute"
+    line: int | None = None  # line in the extracted code the rule points at
+    error_type: str | None = None  # exception type name for runtime errors: "ValueError"
+    case: int | None = None  # index of the first test case that failed
+    detail: str | None = None  # a short human-readable explanation
+
+    @property
+    def correct(self) -> bool:
+        return self.kind is VerdictKind.CORRECT
+
+    @property
+    def official_category(self) -> OfficialCategory:
+        return OFFICIAL_CATEGORY[self.kind]
+
+    def to_dict(self) -> dict[str, Any]:
+        row: dict[str, Any] = {"verdict": self.kind.value, "official": self.official_category.value}
+        for name in _EVIDENCE:
+            value = getattr(self, name)
+            if value is not None:
+                row[name] = value
+        return row
+
+    @classmethod
+    def from_dict(cls, row: dict[str, Any]) -> Verdict:
+        return cls(kind=VerdictKind(row["verdict"]), **{n: row.get(n) for n in _EVIDENCE})
+
+    def __str__(self) -> str:
+        evidence = ", ".join(
+            f"{n}={getattr(self, n)!r}" for n in _EVIDENCE if getattr(self, n) is not None
+        )
+        return f"{self.kind.value}({evidence})" if evidence else self.kind.value

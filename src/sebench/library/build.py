@@ -1,0 +1,119 @@
+"""Writing a library to disk: the importable package, its docs and its metadata.
+
+`out_dir/<package>/` is the package (the runtime files plus the generated `_table.py`),
+`out_dir/api_doc.jsonl` and `out_dir/API.md` its docs, `out_dir/sebench_library.json` the name
+table and how it was made, and `out_dir/pyproject.toml` makes `pip install out_dir` work.
+"""
+
+from __future__ import annotations
+
+import json
+import keyword
+import shutil
+from importlib import resources
+from pathlib import Path
+
+from sebench.errors import SebenchError
+from sebench.jsonl import write_jsonl
+from sebench.library.catalog import ALL, CONSTRUCTOR
+from sebench.library.docs import library_docs, render_markdown
+from sebench.library.library import DOC_FILE, MARKDOWN_FILE, META_FILE, Library
+from sebench.library.table import NameTable
+
+FORMAT = 1
+
+
+def build_library(
+    table: NameTable,
+    out_dir: str | Path,
+    *,
+    api_doc_path: str | Path | None = None,
+    origin: str = "custom",
+    seed: int | None = None,
+) -> Library:
+    """Build `table` into `out_dir`; the docs come from `api_doc_path` when given (official
+    texts, renamed for a non-official table), else from NumPy's own docstrings, renamed."""
+    check_table(table)
+    out = Path(out_dir)
+    if out.exists() and any(out.iterdir()) and not (out / META_FILE).exists():
+        raise SebenchError(
+            f"{out}: folder exists and is not a built library; choose an empty "
+            "or new folder for --out"
+        )
+    out.mkdir(parents=True, exist_ok=True)
+    package_dir = out / table.package
+    if package_dir.exists():
+        shutil.rmtree(package_dir)
+    package_dir.mkdir()
+    runtime = resources.files("sebench.library.runtime")
+    from sebench.library.runtime import FILES, INIT
+
+    (package_dir / "__init__.py").write_text(runtime.joinpath(INIT).read_text(), encoding="utf-8")
+    for name in FILES:
+        (package_dir / name).write_text(runtime.joinpath(name).read_text(), encoding="utf-8")
+    (package_dir / "_table.py").write_text(table_module(table), encoding="utf-8")
+
+    rows, docs_source = library_docs(table, api_doc_path)
+    write_jsonl(out / DOC_FILE, rows)
+    (out / MARKDOWN_FILE).write_text(render_markdown(table, rows, docs_source), encoding="utf-8")
+    (out / "pyproject.toml").write_text(pyproject(table), encoding="utf-8")
+    meta = {
+        "format": FORMAT,
+        "origin": origin,
+        "seed": seed,
+        "docs_source": docs_source,
+        "table": table.to_json(),
+    }
+    (out / META_FILE).write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+    return Library(root=out, table=table)
+
+
+def check_table(table: NameTable) -> None:
+    """A table must name the 278 functions once each, with valid, distinct identifiers."""
+    names = sorted(e.numpy_name for e in table.entries)
+    if names != sorted(ALL):
+        raise SebenchError("the name table must list each of the 278 functions exactly once")
+    for ident in (table.package, table.submodule, *(e.name for e in table.entries)):
+        if not ident.isidentifier() or keyword.iskeyword(ident) or ident.startswith("_"):
+            raise SebenchError(f"{ident!r} is not a usable public Python name")
+    bare = [e.name for e in table.entries]
+    if len(set(bare)) != len(bare):
+        raise SebenchError("library names must be distinct")
+    if table.submodule in bare or table.submodule == "ZWCArray" or "ZWCArray" in bare:
+        raise SebenchError(f"the submodule name {table.submodule!r} collides with a function name")
+
+
+def table_module(table: NameTable) -> str:
+    lines = [
+        '"""The name table of this library (generated)."""',
+        "",
+        f"SUBMODULE = {table.submodule!r}",
+        f"CONSTRUCTOR = {CONSTRUCTOR!r}",
+        "",
+        "TOP_LEVEL = (",
+        *(f"    ({e.numpy_name!r}, {e.name!r})," for e in table.top_level),
+        ")",
+        "",
+        "LINALG = (",
+        *(f"    ({e.numpy_name!r}, {e.name!r})," for e in table.linalg),
+        ")",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def pyproject(table: NameTable) -> str:
+    # a distinct distribution name per package name, so several libraries install side by side
+    return (
+        "[build-system]\n"
+        'requires = ["setuptools>=61"]\n'
+        'build-backend = "setuptools.build_meta"\n\n'
+        "[project]\n"
+        f'name = "{table.package}-library"\n'
+        'version = "1.0.0"\n'
+        f'description = "The {table.package} numerical library"\n'
+        'requires-python = ">=3.9"\n'
+        'dependencies = ["numpy>=1.26"]\n\n'
+        "[tool.setuptools]\n"
+        f'packages = ["{table.package}"]\n'
+    )

@@ -1,0 +1,256 @@
+"""Supervised fine-tuning on TRL's `SFTTrainer`, with the loss on the response tokens only.
+
+The closed and open arms of the paradox call this with identical settings; only their prompts
+differ (`sebench.training.sft_data`). CPU speed options: bf16 autocast and freezing the lower
+layers with the (tied) embeddings, so that backward stops halfway. GPU options: bf16, LoRA (peft)
+and gradient checkpointing. The resolved config, package versions and the loss curve are saved
+with the checkpoint (`sebench_sft.json`).
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sebench.errors import SebenchError, require
+from sebench.provenance import provenance
+from sebench.training.sft_data import SFTExample
+
+RUN_FILE = "sebench_sft.json"
+
+
+@dataclass(frozen=True)
+class SFTTrainingConfig:
+    """One SFT job. Defaults: the laptop recipe (docs/demo.md), measured on a 2-core CPU."""
+
+    max_steps: int = 40  # laptop recipe: 40 steps x 8 = 320 examples for 6 functions
+    batch_size: int = 8  # laptop recipe (official SE-Bench: global batch 32)
+    gradient_accumulation_steps: int = 1
+    learning_rate: float = 1e-4  # laptop recipe (official SE-Bench on 8B: 1e-5)
+    adam_beta1: float = 0.9  # laptop recipe (nanoGPT)
+    adam_beta2: float = 0.95  # laptop recipe (nanoGPT)
+    weight_decay: float = 0.0  # TRL default
+    warmup_steps: int = 4  # laptop recipe: a short linear warmup, then linear decay
+    lr_scheduler: str = "linear"  # laptop recipe (official SE-Bench: cosine, 10% warmup)
+    max_grad_norm: float = 1.0  # transformers default
+    max_length: int = 1024  # TRL default; the demo's examples are ~100-200 tokens
+    seed: int = 0
+    bf16: bool = True  # CPU: bf16 autocast, 1.3x faster on the 2-core CPU; GPU: bf16 mixed precision
+    freeze_layers: int = 15  # lower decoder layers frozen (laptop recipe: 15 of SmolLM2's 30)
+    freeze_embeddings: bool = True  # input embeddings (tied to the output head in SmolLM2)
+    lora_rank: int = 0  # 0: full fine-tune of the unfrozen part; > 0: LoRA adapters (peft)
+    lora_alpha: int = 32  # peft's usual 2x rank for rank 16
+    lora_dropout: float = 0.0
+    lora_target_modules: tuple[str, ...] = ("q_proj", "k_proj", "v_proj", "o_proj",
+                                            "gate_proj", "up_proj", "down_proj")
+    gradient_checkpointing: bool = False  # GPU memory option; slower
+    logging_steps: int = 1
+
+
+@dataclass
+class SFTResult:
+    """A trained model kept in memory (for evaluation in the same process) and its record."""
+
+    model: Any
+    tokenizer: Any
+    losses: list[float]
+    train_seconds: float
+    trainable_parameters: int
+    total_parameters: int
+    out_dir: Path | None = None
+    record: dict[str, Any] = field(default_factory=dict)
+
+
+ProgressCallback = Callable[[int, int, float | None], None]  # step, max_steps, loss
+
+
+def load_model(model_path: str | Path) -> tuple[Any, Any]:
+    """A local Hugging Face checkpoint and its tokenizer, in float32 (the CPU training dtype)."""
+    transformers = require("transformers", "train")
+    path = Path(model_path)
+    if not (path / "config.json").is_file():
+        raise SebenchError(
+            f"{path}: not a Hugging Face model folder (no config.json); pass --model PATH to a "
+            "local checkpoint, or omit it for the default SmolLM2-135M-Instruct"
+        )
+    model = transformers.AutoModelForCausalLM.from_pretrained(path, dtype="float32")
+    tokenizer = transformers.AutoTokenizer.from_pretrained(path)
+    return model, tokenizer
+
+
+def _decoder_layers(model: Any) -> Sequence[Any]:
+    inner = getattr(model, "model", None)
+    layers = getattr(inner, "layers", None)
+    if layers is None:
+        raise SebenchError(
+            f"cannot freeze layers of {type(model).__name__}: no `model.layers`; use --freeze-layers 0"
+        )
+    return layers
+
+
+def apply_freezing(model: Any, config: SFTTrainingConfig) -> None:
+    """Freeze the embeddings and the lower layers: gradients then never flow below the first
+    trainable layer, which skips half of the backward pass."""
+    if config.freeze_embeddings:
+        for parameter in model.get_input_embeddings().parameters():
+            parameter.requires_grad_(False)
+    if config.freeze_layers > 0:
+        layers = _decoder_layers(model)
+        if config.freeze_layers >= len(layers):
+            raise SebenchError(
+                f"freeze_layers={config.freeze_layers} leaves nothing to train "
+                f"(the model has {len(layers)} layers)"
+            )
+        for layer in layers[: config.freeze_layers]:
+            for parameter in layer.parameters():
+                parameter.requires_grad_(False)
+
+
+def _apply_lora(model: Any, config: SFTTrainingConfig) -> Any:
+    peft = require("peft", "train")
+    lora = peft.LoraConfig(
+        r=config.lora_rank,
+        lora_alpha=config.lora_alpha,
+        lora_dropout=config.lora_dropout,
+        target_modules=list(config.lora_target_modules),
+        task_type="CAUSAL_LM",
+    )
+    return peft.get_peft_model(model, lora)
+
+
+def _trl_args(config: SFTTrainingConfig, output_dir: str) -> Any:
+    torch = require("torch", "train")
+    trl = require("trl", "train")
+    on_gpu = torch.cuda.is_available()
+    return trl.SFTConfig(
+        output_dir=output_dir,
+        max_steps=config.max_steps,
+        per_device_train_batch_size=config.batch_size,
+        gradient_accumulation_steps=config.gradient_accumulation_steps,
+        learning_rate=config.learning_rate,
+        adam_beta1=config.adam_beta1,
+        adam_beta2=config.adam_beta2,
+        weight_decay=config.weight_decay,
+        warmup_steps=config.warmup_steps,
+        lr_scheduler_type=config.lr_scheduler,
+        max_grad_norm=config.max_grad_norm,
+        max_length=config.max_length,
+        seed=config.seed,
+        data_seed=config.seed,
+        bf16=config.bf16,
+        use_cpu=not on_gpu,
+        gradient_checkpointing=config.gradient_checkpointing,
+        completion_only_loss=True,  # loss on the response tokens only
+        logging_steps=config.logging_steps,
+        save_strategy="no",
+        report_to="none",
+        disable_tqdm=True,
+        dataloader_num_workers=0,
+        # Examples are already in training order (identical for both arms): keep it.
+        shuffle_dataset=False,
+    )
+
+
+def train_sft(
+    model: Any,
+    tokenizer: Any,
+    examples: Sequence[SFTExample],
+    config: SFTTrainingConfig | None = None,
+    *,
+    out_dir: str | Path | None = None,
+    on_progress: ProgressCallback | None = None,
+    extra_record: dict[str, Any] | None = None,
+) -> SFTResult:
+    """Fine-tune `model` in place on prompt/completion `examples`.
+
+    `model` and `tokenizer` are already loaded (`load_model`), so one process can train several
+    arms without reloading. With `out_dir` the checkpoint, tokenizer and `sebench_sft.json` (the
+    resolved config, versions, seeds and losses) are written there.
+    """
+    config = config or SFTTrainingConfig()
+    if not examples:
+        raise SebenchError("no training examples")
+    torch = require("torch", "train")
+    transformers = require("transformers", "train")
+    trl = require("trl", "train")
+    datasets = require("datasets", "train")
+
+    transformers.set_seed(config.seed)
+    apply_freezing(model, config)
+    if config.lora_rank > 0:
+        model = _apply_lora(model, config)
+    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    total = sum(p.numel() for p in model.parameters())
+
+    dataset = datasets.Dataset.from_list(
+        [{"prompt": e.prompt, "completion": e.completion} for e in examples]
+    )
+    losses: list[float] = []
+
+    class _Progress(transformers.TrainerCallback):
+        def on_log(self, args, state, control, logs=None, **kwargs):  # noqa: ANN001
+            if logs and "loss" in logs:
+                losses.append(float(logs["loss"]))
+                if on_progress is not None:
+                    on_progress(state.global_step, config.max_steps, float(logs["loss"]))
+
+    with tempfile.TemporaryDirectory(prefix="sebench-sft-") as scratch:
+        trainer = trl.SFTTrainer(
+            model=model,
+            args=_trl_args(config, scratch),
+            train_dataset=dataset,
+            processing_class=tokenizer,
+            callbacks=[_Progress()],
+        )
+        started = time.perf_counter()
+        trainer.train()
+        seconds = time.perf_counter() - started
+    model = trainer.model
+    if config.lora_rank > 0:
+        model = model.merge_and_unload()
+    model.eval()
+    for parameter in model.parameters():
+        parameter.requires_grad_(False)
+    del torch  # imported for its side effects on availability checks only
+
+    record = provenance(
+        config,
+        stage="sft",
+        examples=len(examples),
+        train_seconds=round(seconds, 2),
+        trainable_parameters=trainable,
+        total_parameters=total,
+        losses=[round(x, 5) for x in losses],
+        **(extra_record or {}),
+    )
+    result = SFTResult(model=model, tokenizer=tokenizer, losses=losses, train_seconds=seconds,
+                       trainable_parameters=trainable, total_parameters=total, record=record)
+    if out_dir is not None:
+        result.out_dir = save_checkpoint(result, out_dir)
+    return result
+
+
+def save_checkpoint(result: SFTResult, out_dir: str | Path) -> Path:
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    result.model.save_pretrained(out)
+    result.tokenizer.save_pretrained(out)
+    (out / RUN_FILE).write_text(json.dumps(result.record, indent=2) + "\n")
+    return out
+
+
+def config_from_dict(values: dict[str, Any]) -> SFTTrainingConfig:
+    """Rebuild a config from its saved form (`sebench_sft.json`'s `config`)."""
+    known = {k: v for k, v in values.items() if k in SFTTrainingConfig.__dataclass_fields__}
+    if "lora_target_modules" in known:
+        known["lora_target_modules"] = tuple(known["lora_target_modules"])
+    return SFTTrainingConfig(**known)
+
+
+def config_dict(config: SFTTrainingConfig) -> dict[str, Any]:
+    return asdict(config)

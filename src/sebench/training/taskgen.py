@@ -1,0 +1,248 @@
+"""The programmatic task generator: tiny one-function problems for any library.
+
+Each function has seven phrasings of the same tiny problem ("Given the list of prices x, return
+their average."). The first five sentence structures and twelve context nouns make the training
+split; the last two structures, never seen in training, and four other nouns make the test split,
+so a model that passes the test has learned the function's name, not a sentence. Parameter names
+are random, and every expected result comes from running NumPy on the test inputs (the library's
+arrays print exactly as NumPy's do). The answer to every task is the same two-call program:
+
+    import zwc
+
+    def solve(prices):
+        return zwc.kocito(zwc.yitaf(prices))
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from sebench.data.schema import Task, make_task_id
+from sebench.errors import SebenchError
+
+if TYPE_CHECKING:
+    from sebench.library.table import NameTable
+
+ENTRY_POINT = "solve"
+
+# Sentence structures: 0-4 train, 5-6 test (held out). `{result}` is a function's phrase.
+STRUCTURES = (
+    "Given the list of {noun} {param}, return {result}.",
+    "{param} is a list of {noun}. Return {result}.",
+    "Take the {noun} in {param} and compute {result}.",
+    "Write a function that receives {noun} as {param} and returns {result}.",
+    "The argument {param} holds {noun}; the result should be {result}.",
+    "I have some {noun} stored in {param}. Could you give me {result}?",
+    "My {noun} are in {param}, and I need {result}.",
+)
+TRAIN_STRUCTURES = (0, 1, 2, 3, 4)
+TEST_STRUCTURES = (5, 6)
+
+TRAIN_NOUNS = (
+    "prices", "temperatures", "scores", "weights", "distances", "heights",
+    "ages", "speeds", "salaries", "durations", "votes", "measurements",
+)
+TEST_NOUNS = ("rainfall amounts", "exam marks", "sensor readings", "daily step counts")
+
+PARAMETER_NAMES = (
+    "x", "xs", "values", "data", "nums", "arr", "items", "vals", "numbers", "seq", "lst", "a",
+    "v", "series", "samples", "entries", "points", "inputs", "row", "q", "z", "w", "col", "obs",
+)
+
+
+@dataclass(frozen=True)
+class FunctionSpec:
+    """One library function the generator can ask for."""
+
+    numpy_name: str
+    summary: str  # the one-line doc shown in open-book prompts
+    phrases: tuple[str, ...]  # seven result phrases, one per sentence structure
+    values: str  # "any" | "positive" | "small": what inputs make sense
+
+
+FUNCTIONS: dict[str, FunctionSpec] = {
+    spec.numpy_name: spec
+    for spec in (
+        FunctionSpec("mean", "Compute the arithmetic mean of the array elements.",
+                     ("their average", "the mean value", "the arithmetic mean", "the average value",
+                      "their mean", "the average of all of them", "the mean of the values"), "any"),
+        FunctionSpec("sum", "Sum of the array elements.",
+                     ("their total", "the sum", "the sum of all elements", "the total value",
+                      "their sum", "the grand total", "everything added together"), "any"),
+        FunctionSpec("max", "Return the maximum of an array.",
+                     ("the largest one", "the maximum", "the biggest value", "the highest value",
+                      "their maximum", "the greatest of them", "the top value"), "any"),
+        FunctionSpec("min", "Return the minimum of an array.",
+                     ("the smallest one", "the minimum", "the lowest value", "the least value",
+                      "their minimum", "the tiniest of them", "the bottom value"), "any"),
+        FunctionSpec("sqrt", "Return the non-negative square root of an array, element-wise.",
+                     ("the square root of each", "their square roots", "the element-wise square root",
+                      "the square root of every element", "each value's square root",
+                      "the root of every entry", "all of their square roots"), "positive"),
+        FunctionSpec("abs", "Calculate the absolute value element-wise.",
+                     ("the absolute value of each", "their absolute values",
+                      "the element-wise absolute value", "the magnitude of every element",
+                      "each value without its sign", "every entry made non-negative",
+                      "all of their absolute values"), "any"),
+        FunctionSpec("sort", "Return a sorted copy of an array.",
+                     ("them in ascending order", "a sorted copy", "the values sorted from low to high",
+                      "the sorted values", "them sorted", "them ordered from smallest to largest",
+                      "the values arranged in increasing order"), "any"),
+        FunctionSpec("cumsum", "Return the cumulative sum of the elements.",
+                     ("their running total", "the cumulative sum", "the cumulative sums",
+                      "the running sums", "the prefix sums", "the running totals step by step",
+                      "each partial sum in order"), "any"),
+        FunctionSpec("argmax", "Return the index of the maximum value.",
+                     ("the index of the largest one", "the position of the maximum",
+                      "the index of the biggest value", "the index of the highest value",
+                      "where the maximum is", "the location of the greatest entry",
+                      "the position of the top value"), "any"),
+        FunctionSpec("median", "Compute the median of the array elements.",
+                     ("their median", "the median value", "the middle value", "the median",
+                      "the middle of the sorted values", "the value in the middle",
+                      "the midpoint of the distribution"), "any"),
+        FunctionSpec("std", "Compute the standard deviation of the array elements.",
+                     ("their standard deviation", "the standard deviation",
+                      "the spread as a standard deviation", "the population standard deviation",
+                      "how much they deviate (standard deviation)",
+                      "the standard deviation of the values",
+                      "their typical spread (standard deviation)"), "any"),
+        FunctionSpec("exp", "Calculate the exponential of all elements.",
+                     ("the exponential of each", "e raised to each value",
+                      "the element-wise exponential", "the exponential of every element",
+                      "their exponentials", "e to the power of every entry",
+                      "all of their exponentials"), "small"),
+    )
+}
+CONSTRUCTOR_SUMMARY = "Create an array from a list."
+
+DEMO_FUNCTIONS = ("mean", "sum", "max", "min", "sqrt", "abs")
+TWELVE_FUNCTIONS = DEMO_FUNCTIONS + ("sort", "cumsum", "argmax", "median", "std", "exp")
+
+
+@dataclass(frozen=True)
+class TaskSetConfig:
+    """What to generate. Defaults are the laptop demo (docs/demo.md)."""
+
+    functions: tuple[str, ...] = DEMO_FUNCTIONS
+    train_per_function: int = 64  # rows; the trainer cycles through them
+    test_per_function: int = 8  # held-out structures x held-out nouns
+    cases_per_task: int = 3  # test inputs per task, all must pass
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class TaskSet:
+    train: tuple[Task, ...]
+    test: tuple[Task, ...]
+    config: TaskSetConfig
+
+
+def function_names(table: NameTable, functions: tuple[str, ...]) -> dict[str, str]:
+    """NumPy name -> qualified library name, failing clearly for names the library lacks."""
+    mapping = table.numpy_to_library()
+    missing = [name for name in functions if name not in mapping]
+    if missing:
+        raise SebenchError(f"the library has no function for NumPy name(s): {', '.join(missing)}")
+    unknown = [name for name in functions if name not in FUNCTIONS]
+    if unknown:
+        raise SebenchError(
+            f"the task generator has no templates for: {', '.join(unknown)}; "
+            f"choose from {', '.join(FUNCTIONS)}"
+        )
+    return {name: mapping[name] for name in functions}
+
+
+def target_code(package: str, qualified: str, constructor: str, param: str) -> str:
+    """The answer program: convert the list, call the one function."""
+    return f"import {package}\n\ndef {ENTRY_POINT}({param}):\n    return {qualified}({constructor}({param}))\n"
+
+
+def one_line_doc(qualified: str, spec_summary: str, argument: str = "a") -> str:
+    return f"{qualified}({argument}): {spec_summary}"
+
+
+def _numbers(rng: random.Random, kind: str) -> list[int | float]:
+    count = rng.randint(3, 6)
+    if kind == "small":
+        return [round(rng.uniform(-2, 2), 1) for _ in range(count)]
+    low = 0 if kind == "positive" else -20
+    if rng.random() < 0.5:
+        return [rng.randint(low, 30) for _ in range(count)]
+    return [round(rng.uniform(low, 30), 1) for _ in range(count)]
+
+
+def _expected(numpy_name: str, values: list[int | float]) -> str:
+    import numpy as np
+
+    function: Callable[..., Any] = getattr(np, numpy_name)
+    return str(function(np.array(values)))
+
+
+def _task(split: str, table: NameTable, spec: FunctionSpec, qualified: str, structure: int,
+          noun: str, rng: random.Random, cases: int) -> Task:
+    param = rng.choice(PARAMETER_NAMES)
+    sentence = STRUCTURES[structure].format(noun=noun, param=param, result=spec.phrases[structure])
+    query = f"{sentence[0].upper()}{sentence[1:]} Use the {table.package} library."
+    signature = f"def {ENTRY_POINT}({param}):"
+    inputs, expected = [], []
+    for _ in range(cases):
+        values = _numbers(rng, spec.values)
+        inputs.append(f"{param}={values}")
+        expected.append(_expected(spec.numpy_name, values))
+    return Task(
+        task_id=make_task_id(split, query, signature, "#".join(expected)),
+        split=split,
+        query=query,
+        signature=signature,
+        entry_point=ENTRY_POINT,
+        test_inputs=tuple(inputs),
+        expected=tuple(expected),
+        selected_functions=(spec.numpy_name,),
+        numpy_reference=(f"import numpy as np\n\ndef {ENTRY_POINT}({param}):\n"
+                         f"    return np.{spec.numpy_name}(np.array({param}))\n"),
+        example_input=inputs[0],
+        extra={
+            "generator": "sebench.training.taskgen",
+            # The open-book prompt's API docs: the task's function, then the array constructor.
+            "docs": [one_line_doc(qualified, spec.summary),
+                     one_line_doc(table.constructor, CONSTRUCTOR_SUMMARY, "object")],
+            "target": target_code(table.package, qualified, table.constructor, param),
+            "structure": structure,
+            "noun": noun,
+            "param": param,
+        },
+    )
+
+
+def generate_tasks(table: NameTable, config: TaskSetConfig | None = None) -> TaskSet:
+    """Train and held-out test tasks for `config.functions`, deterministic in `config.seed`.
+
+    Train rows cycle through the train structures x train nouns; test rows through the test
+    structures x test nouns, so both splits cover every (function, structure) pair evenly.
+    """
+    config = config or TaskSetConfig()
+    names = function_names(table, config.functions)
+    rng = random.Random(config.seed)
+    train: list[Task] = []
+    test: list[Task] = []
+    for numpy_name in config.functions:
+        spec = FUNCTIONS[numpy_name]
+        train_pairs = [(s, n) for s in TRAIN_STRUCTURES for n in TRAIN_NOUNS]
+        rng.shuffle(train_pairs)
+        for index in range(config.train_per_function):
+            structure, noun = train_pairs[index % len(train_pairs)]
+            train.append(_task("train", table, spec, names[numpy_name], structure, noun, rng,
+                               config.cases_per_task))
+        test_pairs = [(s, n) for n in TEST_NOUNS for s in TEST_STRUCTURES]
+        rng.shuffle(test_pairs)
+        for index in range(config.test_per_function):
+            structure, noun = test_pairs[index % len(test_pairs)]
+            test.append(_task("single_test", table, spec, names[numpy_name], structure, noun, rng,
+                              config.cases_per_task))
+    # Interleave functions in training order; keep the test split grouped for readable reports.
+    rng.shuffle(train)
+    return TaskSet(train=tuple(train), test=tuple(test), config=config)

@@ -1,0 +1,199 @@
+"""SandboxPool: honest runs, timings, threads, dead servers, refusal without isolation, cleanup."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+import threading
+import time
+
+import pytest
+
+from sebench.errors import SebenchError
+from sebench.grading.sandbox import ExecStatus, Job, SandboxConfig, SandboxPool, isolation
+from tests.grading.sandbox.conftest import children_of, processes_of
+
+SOLVE_MEAN = """
+import zwc
+
+def solve(x):
+    return zwc.kocito(zwc.yitaf(x))
+"""
+
+
+def run(pool, body: str, inputs: tuple[str, ...] = ("x=1",)):
+    return pool.run(Job(textwrap.dedent(body), "solve", inputs))
+
+
+def test_honest_code_gets_printed_results_and_call_counts(pool):
+    execution = run(pool, SOLVE_MEAN, ("x=[1, 2, 3]", "x=[[1, 2], [3, 5]]"))
+    assert execution.status is ExecStatus.OK
+    assert [case.printed for case in execution.cases] == ["2.0", "2.75"]
+    assert [(c.library_calls, c.non_constructor_calls) for c in execution.cases] == [(2, 1), (2, 1)]
+
+
+def test_call_counts_are_per_case(pool):
+    execution = run(pool, """
+        import zwc
+        def solve(x):
+            for _ in range(x):
+                zwc.yitaf([1])
+            return x
+    """, ("x=3", "x=0"))
+    assert [(c.library_calls, c.non_constructor_calls) for c in execution.cases] == [(3, 0), (0, 0)]
+
+
+def test_printed_is_what_print_shows(pool):
+    execution = run(pool, """
+        import zwc
+        def solve(x):
+            return x
+    """, ("x=None", "x=[1.0, 'a']", "x={'k': (1, 2)}", "x=zwc.yitaf([[1, 2], [3, 4]])"))
+    assert [case.printed for case in execution.cases] == [
+        "None", "[1.0, 'a']", "{'k': (1, 2)}", "[[1 2]\n [3 4]]"]
+
+
+def test_exception_in_a_case_is_reported_with_type_and_message(pool):
+    execution = run(pool, """
+        def solve(x):
+            return 1 / x
+    """, ("x=0", "x=4"))
+    assert execution.status is ExecStatus.OK
+    first, second = execution.cases
+    assert (first.printed, first.error_type) == (None, "ZeroDivisionError")
+    assert "division by zero" in first.error_message
+    assert second.printed == "0.25"
+
+
+def test_syntax_error_is_a_setup_error(pool):
+    execution = run(pool, "def solve(x)\n    return x\n")
+    assert execution.setup_error == "SyntaxError"
+    assert execution.cases == ()
+
+
+def test_import_error_is_a_setup_error(pool):
+    execution = run(pool, "import does_not_exist\n")
+    assert execution.setup_error == "ModuleNotFoundError"
+
+
+def test_missing_entry_point_is_a_case_error(pool):
+    execution = run(pool, "def other(x):\n    return x\n")
+    assert execution.cases[0].error_type == "NameError"
+
+
+def test_stdlib_modules_not_imported_by_the_server_can_be_imported(pool):
+    execution = run(pool, """
+        import difflib, fnmatch, graphlib
+        def solve(x):
+            return fnmatch.fnmatch("abc", "a*")
+    """)
+    assert execution.setup_error is None
+    assert execution.cases[0].printed == "True"
+
+
+def test_timings_split_the_cost_of_a_job(pool):
+    execution = run(pool, SOLVE_MEAN, ("x=[1]",))
+    for key in ("fork", "isolation", "run", "total", "roundtrip"):
+        assert execution.timings[key] > 0
+    assert execution.timings["total"] >= execution.timings["fork"] + execution.timings["run"]
+
+
+def test_entry_point_must_be_an_identifier(pool):
+    with pytest.raises(ValueError):
+        pool.run(Job("", "solve(); import os", ("x=1",)))
+
+
+def test_server_environment_holds_none_of_the_graders_variables(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
+    env = isolation.server_environment()
+    assert "OPENAI_API_KEY" not in env
+    assert env["OPENBLAS_NUM_THREADS"] == "1"
+
+
+def test_pool_is_safe_to_share_between_threads(standin_library):
+    results: dict[int, str | None] = {}
+    with SandboxPool(standin_library, SandboxConfig(workers=2)) as shared:
+
+        def work(start: int) -> None:
+            for value in range(start, start + 8):
+                execution = shared.run(Job("def solve(x):\n    return x * 10\n", "solve",
+                                           (f"x={value}",)))
+                results[value] = execution.cases[0].printed
+
+        threads = [threading.Thread(target=work, args=(start,)) for start in (0, 100, 200, 300)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert len(results) == 32
+    assert all(printed == str(value * 10) for value, printed in results.items())
+
+
+def test_dead_server_gives_infra_error_and_is_replaced(standin_library):
+    config = SandboxConfig(workers=1, timeout_s=3.0)
+    with SandboxPool(standin_library, config) as fragile:
+        (old_pid,) = fragile.server_pids()
+        outcome = {}
+        thread = threading.Thread(target=lambda: outcome.update(e=fragile.run(
+            Job("import time\ndef solve(x):\n    time.sleep(2)\n", "solve", ("x=1",)))))
+        thread.start()
+        time.sleep(0.5)
+        os.kill(old_pid, 9)
+        thread.join()
+        assert outcome["e"].status is ExecStatus.INFRA_ERROR
+        assert fragile.server_pids() != [old_pid]
+        again = fragile.run(Job("def solve(x):\n    return x\n", "solve", ("x=5",)))
+        assert again.cases[0].printed == "5"
+
+
+def test_refuses_to_run_without_any_isolation_layer(standin_library):
+    with pytest.raises(SebenchError, match="allow_unisolated"):
+        SandboxPool(standin_library, SandboxConfig(workers=1, layers=())).start()
+
+
+def test_runs_without_isolation_only_when_explicitly_allowed(standin_library):
+    config = SandboxConfig(workers=1, layers=(), allow_unisolated=True)
+    with SandboxPool(standin_library, config) as bare:
+        assert not any(bare.layers[name] for name in isolation.CONTAINMENT)
+        assert bare.run(Job(SOLVE_MEAN, "solve", ("x=[2]",))).cases[0].printed == "2.0"
+
+
+def test_grandchild_leaving_the_group_is_killed_without_seccomp(standin_library):
+    layers = ("network_namespace", "mount_namespace", "uid_drop", "landlock")
+    with SandboxPool(standin_library, SandboxConfig(workers=1, layers=layers)) as leaky:
+        assert not leaky.layers["seccomp"]
+        execution = leaky.run(Job(textwrap.dedent("""
+            import os, time
+            def solve(x):
+                if os.fork() == 0:
+                    os.setsid()
+                    if os.fork() == 0:
+                        time.sleep(60)
+                    os._exit(0)
+                return x
+        """), "solve", ("x=1",)))
+        assert execution.cases[0].printed == "1"
+        assert children_of(leaky.server_pids()[0]) == []
+        assert processes_of(leaky.sandbox_uids()) == []
+
+
+def test_closing_the_pool_stops_every_server(standin_library):
+    pool = SandboxPool(standin_library, SandboxConfig(workers=2))
+    pool.start()
+    pids = pool.server_pids()
+    pool.run(Job(SOLVE_MEAN, "solve", ("x=[1]",)))
+    pool.close()
+    for pid in pids:
+        assert not os.path.exists(f"/proc/{pid}")  # exited and reaped, not a zombie
+
+
+def test_runs_the_real_built_library(official_library):
+    with SandboxPool(official_library, SandboxConfig(workers=1)) as real:
+        execution = real.run(Job(SOLVE_MEAN, "solve", ("x=[1, 2, 4]",)))
+        arrays = real.run(Job("import zwc\ndef solve(x):\n    return zwc.yitaf(x)\n", "solve",
+                              ("x=[[1, 2], [3, 4]]",)))
+    assert execution.status is ExecStatus.OK, execution
+    case = execution.cases[0]
+    assert (case.printed, case.library_calls, case.non_constructor_calls) == (
+        str(7 / 3), 2, 1)
+    assert arrays.cases[0].printed == "[[1 2]\n [3 4]]"

@@ -1,0 +1,74 @@
+"""Frames: round trip, size caps, truncation and garbage are errors, never silent."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from sebench.grading.sandbox import protocol
+
+
+def test_frames_round_trip_through_a_pipe():
+    read, write = os.pipe()
+    messages = [{"a": 1, "text": "héllo\n#"}, {"nested": [1, 2.5, None, True]}]
+    for message in messages:
+        protocol.write_frame(write, message)
+    os.close(write)
+    reader = protocol.FrameReader(read)
+    assert [reader.read(), reader.read(), reader.read()] == [*messages, None]
+    os.close(read)
+
+
+def test_decoder_splits_frames_fed_byte_by_byte():
+    data = protocol.encode({"x": 1}) + protocol.encode({"y": 2})
+    decoder = protocol.FrameDecoder()
+    frames = []
+    for byte in data:
+        frames += decoder.feed(bytes([byte]))
+    assert frames == [{"x": 1}, {"y": 2}]
+    assert decoder.pending == 0
+
+
+def test_stream_over_the_cap_is_refused():
+    decoder = protocol.FrameDecoder(max_total=100)
+    with pytest.raises(protocol.FrameTooLarge):
+        decoder.feed(protocol.encode({"big": "x" * 200}))
+
+
+def test_announced_frame_over_the_cap_is_refused_before_buffering():
+    decoder = protocol.FrameDecoder(max_frame=1000)
+    with pytest.raises(protocol.FrameTooLarge):
+        decoder.feed(b"\x7f\xff\xff\xff")
+
+
+def test_non_json_frame_is_a_protocol_error():
+    decoder = protocol.FrameDecoder()
+    with pytest.raises(protocol.ProtocolError):
+        decoder.feed(b"\x00\x00\x00\x03abc")
+
+
+def test_json_that_is_not_an_object_is_a_protocol_error():
+    decoder = protocol.FrameDecoder()
+    with pytest.raises(protocol.ProtocolError):
+        decoder.feed(b"\x00\x00\x00\x02[]")
+
+
+def test_stream_ending_inside_a_frame_is_a_protocol_error():
+    read, write = os.pipe()
+    os.write(write, protocol.encode({"x": 1})[:-2])
+    os.close(write)
+    with pytest.raises(protocol.ProtocolError):
+        protocol.FrameReader(read).read()
+    os.close(read)
+
+
+def test_reader_honours_the_deadline():
+    read, write = os.pipe()
+    started = time.monotonic()
+    with pytest.raises(protocol.FrameTimeout):
+        protocol.FrameReader(read).read(deadline=time.monotonic() + 0.2)
+    assert time.monotonic() - started < 1.0
+    os.close(read)
+    os.close(write)

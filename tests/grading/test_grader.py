@@ -1,0 +1,150 @@
+"""The grader end to end: real sandbox, real official library, a real task of the dev set."""
+
+from __future__ import annotations
+
+import pytest
+
+from sebench.grading.verdicts import VerdictKind
+from tests.grading.conftest import fenced
+
+SHIFT = "compress_data_chunks"  # dev row 0: left shifts, expected `[12, 14, 120, 16]#...`
+
+
+@pytest.fixture(scope="module")
+def task(dev_tasks):
+    found = next(t for t in dev_tasks if t.entry_point == SHIFT)
+    return found
+
+
+@pytest.fixture(scope="module")
+def names(official_library):
+    return official_library.table.numpy_to_library()
+
+
+def grade(grader, task, code):
+    return grader.grade(task, fenced(code))
+
+
+def test_library_solution_is_correct(grader, task, names):
+    code = (
+        f"import zwc\n\ndef {SHIFT}(data_chunks, encoding_shifts):\n"
+        f"    return {names['bitwise_left_shift']}(data_chunks, encoding_shifts)\n"
+    )
+    verdict = grade(grader, task, code)
+    assert verdict.kind is VerdictKind.CORRECT, verdict
+
+
+def test_wrong_result_is_wrong_answer_with_the_failing_case(grader, task, names):
+    code = (
+        f"import zwc\n\ndef {SHIFT}(data_chunks, encoding_shifts):\n"
+        f"    return {names['bitwise_left_shift']}(data_chunks, encoding_shifts) + 1\n"
+    )
+    verdict = grade(grader, task, code)
+    assert verdict.kind is VerdictKind.WRONG_ANSWER
+    assert verdict.case == 0
+
+
+def test_exception_is_runtime_error_with_its_type(grader, task, names):
+    code = (
+        f"import zwc\n\ndef {SHIFT}(data_chunks, encoding_shifts):\n"
+        f"    x = {names['bitwise_left_shift']}(data_chunks, encoding_shifts)\n"
+        "    return {}['missing']\n"
+    )
+    verdict = grade(grader, task, code)
+    assert verdict.kind is VerdictKind.RUNTIME_ERROR
+    assert verdict.error_type == "KeyError"
+    assert verdict.official_category.value == "exe_error"
+
+
+def test_plain_python_is_no_library(grader, task):
+    code = (
+        f"def {SHIFT}(data_chunks, encoding_shifts):\n"
+        "    return [c << s for c, s in zip(data_chunks, encoding_shifts)]\n"
+    )
+    assert grade(grader, task, code).kind is VerdictKind.NO_LIBRARY
+
+
+def test_dead_library_call_is_no_library_at_run_time(grader, task, names):
+    code = (
+        f"import zwc\n\ndef {SHIFT}(data_chunks, encoding_shifts):\n"
+        f"    if len(data_chunks) < 0:\n        {names['mean']}(data_chunks)\n"
+        "    return [c << s for c, s in zip(data_chunks, encoding_shifts)]\n"
+    )
+    verdict = grade(grader, task, code)
+    assert verdict.kind is VerdictKind.NO_LIBRARY
+    assert verdict.rule == "no-library-call-at-run-time"
+
+
+def test_constructor_only_is_no_library(grader, task, names):
+    code = (
+        f"import zwc\n\ndef {SHIFT}(data_chunks, encoding_shifts):\n"
+        f"    a = {names['array']}(data_chunks)\n"
+        "    return [int(c) << s for c, s in zip(a, encoding_shifts)]\n"
+    )
+    assert grade(grader, task, code).kind is VerdictKind.NO_LIBRARY
+
+
+def test_numpy_code_that_also_calls_the_library_is_uses_numpy(grader, task, names):
+    code = (
+        f"import numpy as np\nimport zwc\n\ndef {SHIFT}(data_chunks, encoding_shifts):\n"
+        f"    {names['mean']}(data_chunks)\n"
+        "    return np.left_shift(data_chunks, encoding_shifts).tolist()\n"
+    )
+    verdict = grade(grader, task, code)
+    assert verdict.kind is VerdictKind.USES_NUMPY
+    assert verdict.rule == "numpy-import" and verdict.line == 1
+
+
+def test_numpy_only_code_is_no_library_first_as_officially(grader, task):
+    code = (
+        f"import numpy as np\n\ndef {SHIFT}(data_chunks, encoding_shifts):\n"
+        "    return np.left_shift(data_chunks, encoding_shifts).tolist()\n"
+    )
+    verdict = grade(grader, task, code)
+    assert verdict.kind is VerdictKind.NO_LIBRARY
+    assert verdict.official_category.value == "without_zwc"
+
+
+def test_no_code_and_syntax_error(grader, task):
+    assert grader.grade(task, "I cannot solve this.").kind is VerdictKind.NO_CODE
+    verdict = grade(grader, task, "def broken(:\n    pass")
+    assert verdict.kind is VerdictKind.SYNTAX_ERROR and verdict.line == 1
+
+
+def test_infinite_loop_is_timeout(grader, task, names):
+    code = (
+        f"import zwc\n\ndef {SHIFT}(data_chunks, encoding_shifts):\n"
+        f"    {names['mean']}(data_chunks)\n    while True:\n        pass\n"
+    )
+    assert grade(grader, task, code).kind is VerdictKind.TIMEOUT
+
+
+def test_missing_function_is_runtime_error(grader, task, names):
+    code = f"import zwc\n\ndef other(x):\n    return {names['mean']}(x)\n"
+    verdict = grade(grader, task, code)
+    assert verdict.kind is VerdictKind.RUNTIME_ERROR and verdict.error_type == "NameError"
+
+
+def test_grade_many_grades_every_item_once(grader, task, names):
+    good = fenced(
+        f"import zwc\n\ndef {SHIFT}(data_chunks, encoding_shifts):\n"
+        f"    return {names['bitwise_left_shift']}(data_chunks, encoding_shifts)\n"
+    )
+    items = [(task, good if i % 2 else "no code", i) for i in range(12)]
+    seen = []
+    results = list(grader.grade_many(items, on_result=lambda item, v: seen.append(item[2])))
+    assert sorted(item[2] for item, _ in results) == list(range(12)) == sorted(seen)
+    for item, verdict in results:
+        expected = VerdictKind.CORRECT if item[2] % 2 else VerdictKind.NO_CODE
+        assert verdict.kind is expected
+
+
+def test_public_grade_function_reuses_one_warm_grader(task, names, official_library):
+    import sebench
+
+    code = fenced(
+        f"import zwc\n\ndef {SHIFT}(data_chunks, encoding_shifts):\n"
+        f"    return {names['bitwise_left_shift']}(data_chunks, encoding_shifts)\n"
+    )
+    assert sebench.grade(task, code, official_library).correct
+    assert not sebench.grade(task, "nothing", official_library).correct

@@ -1,0 +1,132 @@
+import ast
+import json
+
+import pytest
+
+from sebench.grading.extract import extract_code
+from sebench.grading.policy import check_policy, find_refusals
+
+
+def rule_of(code: str) -> str | None:
+    refusal = check_policy(ast.parse(code), "zwc")
+    return refusal.rule if refusal else None
+
+
+@pytest.mark.parametrize(
+    ("code", "rule"),
+    [
+        ("import numpy as np", "numpy-import"),
+        ("import numpy.linalg", "numpy-import"),
+        ("from numpy import mean", "numpy-import"),
+        ("m = __import__('numpy')", "numpy-dynamic"),
+        ("import importlib\nm = importlib.import_module('numpy')", "numpy-dynamic"),
+        ("exec('import numpy')", "numpy-dynamic"),
+        ("import sys\nnp = sys.modules['numpy']", "numpy-dynamic"),
+        ("m = __import__('os')", "dunder-name"),
+        ("exec(source)", "dynamic-code"),
+        ("f = eval", "dynamic-code"),
+        ("import sys\nm = sys.modules", "import-table"),
+        ("from sys import modules", "import-table"),
+        ("import zwc\nx = zwc._np", "underscore-attribute"),
+        ("x = (1).__class__", "underscore-attribute"),
+        ("def f(g):\n    return g.__globals__", "underscore-attribute"),
+        ("import zwc\nx = getattr(zwc, name)", "dynamic-attribute"),
+        ("import zwc\nx = getattr(zwc, '_np')", "underscore-attribute"),
+        ("g = getattr", "dynamic-attribute"),
+        ("import operator\nf = operator.attrgetter(n)", "dynamic-attribute"),
+        ("x = vars()", "namespace-access"),
+        ("x = globals()['y']", "namespace-access"),
+        ("x = locals()", "namespace-access"),
+        ("import zwc._runtime", "private-import"),
+        ("from zwc import _runtime", "private-import"),
+        ("from zwc._runtime import call_counts", "private-import"),
+        ("from . import x", "relative-import"),
+        ("import scipy", "non-stdlib-module"),
+        ("import pandas as pd", "non-stdlib-module"),
+        ("import sebench", "non-stdlib-module"),
+        ("import gc", "forbidden-module"),
+        ("import os", "forbidden-module"),
+        ("import ctypes", "forbidden-module"),
+        ("import builtins", "forbidden-module"),
+        ("x = open('/etc/passwd').read()", "file-access"),
+        ("import sys\nf = sys.exc_info()[2].tb_frame", "frame-introspection"),
+        ("def g():\n    yield 1\nx = g().gi_frame.f_back", "frame-introspection"),
+        ("s = '{0.__class__}'.format(1)", "format-attribute"),
+        (
+            "match x:\n    case object(__class__=c):\n        pass",
+            "underscore-attribute",
+        ),
+    ],
+)
+def test_policy_refuses_each_trick_under_its_named_rule(code, rule):
+    assert rule_of(code) == rule
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import zwc\n\ndef f(x):\n    return zwc.kocito(x)",
+        "from zwc import rfx\nimport zwc as z\n\ndef f(a):\n    return rfx.quvohe(z.yitaf(a))",
+        "import math, itertools, functools, collections, statistics, sys\nx = sys.maxsize",
+        "from __future__ import annotations\nimport typing",
+        "def f(x):\n    '''Uses numpy-like broadcasting.'''\n    return [v * 2 for v in x]",
+        "if __name__ == '__main__':\n    print(1)",
+        "class A:\n    def __init__(self):\n        self.x = 1\n    def __repr__(self):\n        return 'A'",
+        "x = getattr(obj, 'shape', None)\ny = hasattr(obj, 'ndim')",
+        "for _ in range(3):\n    pass",
+        "s = f'{x:.2f} {y!r}'",
+    ],
+)
+def test_policy_allows_ordinary_code(code):
+    assert rule_of(code) is None
+
+
+def test_numpy_refusal_wins_on_the_same_line():
+    refusals = find_refusals(ast.parse("import numpy, os"), "zwc")
+    assert refusals[0].rule == "numpy-import"
+
+
+def _legitimate_programs(dev_tasks, single_test_dev_path, table):
+    """Library translations of the NumPy references, the plain-Python `right_code` functions
+    and the models' majority-vote responses: every one that does not use NumPy itself."""
+    from sebench.data.translate import to_library
+
+    programs = []
+    for task in dev_tasks:
+        if task.numpy_reference:
+            translated = to_library(task.numpy_reference, table)
+            if translated.code:
+                programs.append(("translated", task.task_id, translated.code))
+        if task.plain_reference:
+            programs.append(("plain", task.task_id, task.plain_reference))
+    with open(single_test_dev_path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            for model, response in (json.loads(line).get("major_vote_response_dict") or {}).items():
+                code = extract_code(response)
+                if code:
+                    programs.append((f"vote:{model}", f"row {number}", code))
+    legit = []
+    for kind, where, code in programs:
+        try:
+            tree = ast.parse(code)
+        except SyntaxError:
+            continue
+        refusals = find_refusals(tree, table.package)
+        if any(r.numpy for r in refusals):
+            continue  # uses NumPy: a correct refusal, not a false one
+        legit.append((kind, where, refusals))
+    return legit
+
+
+def test_policy_false_refusal_rate_on_legitimate_code_is_under_one_percent(
+    dev_tasks, single_test_dev_path, official_library
+):
+    legit = _legitimate_programs(dev_tasks, single_test_dev_path, official_library.table)
+    refused = [(kind, where, r[0].rule) for kind, where, r in legit if r]
+    translated = [item for item in legit if item[0] == "translated"]
+    assert len(translated) >= 60, "the translations of the references must be part of the measure"
+    assert len(legit) >= 150
+    rate = len(refused) / len(legit)
+    print(f"false refusals: {len(refused)}/{len(legit)} = {rate:.2%}: {refused}")
+    assert rate < 0.01, refused
+    assert not [item for item in translated if item[2]], "a library translation was refused"

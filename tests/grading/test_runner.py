@@ -1,0 +1,234 @@
+"""`evaluate` and `sebench eval`: results, summary, resume, bad rows, Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from sebench.grading.runner import EvalConfig, evaluate
+from sebench.grading.sandbox import SandboxConfig
+from tests.grading.conftest import fenced
+
+
+@pytest.fixture(scope="module")
+def responses(dev_tasks, official_library):
+    """Honest library translations of the first 6 dev tasks, 2 samples each, plus junk."""
+    from sebench.data.translate import to_library
+
+    rows = []
+    for task in dev_tasks[:6]:
+        code = to_library(task.numpy_reference, official_library.table).code
+        rows.append({"task_id": task.task_id, "response": fenced(code), "model": "ref"})
+        rows.append({"task_id": task.task_id, "response": "no idea", "model": "ref"})
+    return rows
+
+
+def write(path, rows):
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def config(single_test_dev_path, **extra):
+    return EvalConfig(sandbox=SandboxConfig(workers=2), data=(str(single_test_dev_path),), **extra)
+
+
+def test_evaluate_writes_one_result_per_sample_and_a_summary(
+    tmp_path, responses, single_test_dev_path, official_library
+):
+    path = write(tmp_path / "responses.jsonl", responses)
+    progress = []
+    summary = evaluate(
+        path,
+        tmp_path / "results.jsonl",
+        tmp_path / "summary.json",
+        library=official_library,
+        config=config(single_test_dev_path),
+        on_progress=lambda done, total, v: progress.append((done, total)),
+    )
+    rows = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    assert len(rows) == 12 and progress[-1] == (12, 12)
+    assert {(r["task_id"], r["sample"]) for r in rows} == {
+        (r["task_id"], i) for r in responses[::2] for i in (0, 1)
+    }
+    assert all(r["model"] == "ref" and r["split"] == "single_test" for r in rows)
+    assert all(r["functions"][0].startswith("zwc.") for r in rows)
+    on_disk = json.loads((tmp_path / "summary.json").read_text())
+    assert on_disk["samples"] == summary["samples"] == 12 and summary["tasks"] == 6
+    for key in (
+        "accuracy",
+        "accuracy_ci95",
+        "verdicts",
+        "official",
+        "pass_at_k",
+        "per_function",
+        "per_split",
+        "provenance",
+    ):
+        assert key in summary, key
+    assert summary["verdicts"]["no_code"] == 6
+    assert summary["official"]["without_zwc"] >= 0.5
+    assert set(summary["pass_at_k"]) == {"1", "2"}
+    assert summary["provenance"]["versions"]["numpy"]
+
+
+def test_rerun_grades_only_missing_samples(
+    tmp_path, responses, single_test_dev_path, official_library
+):
+    path = write(tmp_path / "responses.jsonl", responses)
+    out, summary_path = tmp_path / "results.jsonl", tmp_path / "summary.json"
+    first = evaluate(
+        path, out, summary_path, library=official_library, config=config(single_test_dev_path)
+    )
+    lines = out.read_text().splitlines()
+    out.write_text("\n".join(lines[:5]) + "\n" + lines[5][:10])  # lose 7 rows, one torn
+    graded = []
+    second = evaluate(
+        path,
+        out,
+        summary_path,
+        library=official_library,
+        config=config(single_test_dev_path),
+        on_progress=lambda done, total, v: graded.append(total),
+    )
+    assert graded and graded[-1] == 7
+    assert len(out.read_text().splitlines()) == 12
+    assert second["verdicts"] == first["verdicts"] and second["missing"] == 0
+    evaluate(
+        path,
+        out,
+        summary_path,
+        library=official_library,
+        config=config(single_test_dev_path),
+        on_progress=lambda *a: pytest.fail("nothing should be regraded"),
+    )
+
+
+def test_bad_rows_are_recorded_once_and_the_rest_is_graded(
+    tmp_path, responses, single_test_dev_path, official_library
+):
+    rows = [responses[1], {"task_id": "missing-task", "response": "x"}, responses[3]]
+    path = write(tmp_path / "responses.jsonl", rows)
+    path.write_text(path.read_text() + "{broken\n")
+    out = tmp_path / "results.jsonl"
+    for _ in range(2):
+        summary = evaluate(
+            path,
+            out,
+            tmp_path / "s.json",
+            library=official_library,
+            config=config(single_test_dev_path),
+        )
+    assert summary["samples"] == 2 and summary["bad_rows"] == 2
+    assert any(":2: field 'task_id'" in e for e in summary["bad_row_errors"])
+    assert any(":4: not a JSON line" in e for e in summary["bad_row_errors"])
+
+
+def test_subset_limits_grading_to_listed_tasks(
+    tmp_path, responses, single_test_dev_path, official_library
+):
+    path = write(tmp_path / "responses.jsonl", responses)
+    subset = tmp_path / "subset.json"
+    subset.write_text(json.dumps([responses[0]["task_id"]]))
+    summary = evaluate(
+        path,
+        tmp_path / "r.jsonl",
+        tmp_path / "s.json",
+        library=official_library,
+        config=config(single_test_dev_path, subset=str(subset)),
+    )
+    assert summary["samples"] == 2 and summary["tasks"] == 1
+
+
+def test_official_format_rows_are_graded_without_data(
+    tmp_path, single_test_dev_path, official_library, dev_tasks
+):
+    from sebench.data.translate import to_library
+
+    with open(single_test_dev_path, encoding="utf-8") as handle:
+        row = json.loads(handle.readline())
+    code = to_library(dev_tasks[0].numpy_reference, official_library.table).code
+    custom = {k: row[k] for k in ("query", "test_cases", "right_exe_result", "function_name")}
+    path = write(tmp_path / "responses.jsonl", [{**custom, "response": fenced(code)}])
+    summary = evaluate(
+        path,
+        tmp_path / "r.jsonl",
+        tmp_path / "s.json",
+        library=official_library,
+        config=EvalConfig(sandbox=SandboxConfig(workers=1)),
+    )
+    assert summary["verdicts"]["correct"] == 1
+
+
+def _cli(*args, env=None):
+    return [sys.executable, "-m", "sebench.cli.main", "eval", *map(str, args)]
+
+
+def test_cli_reports_bad_input_in_one_line_with_exit_code_2(tmp_path, official_library):
+    result = subprocess.run(
+        _cli(
+            tmp_path / "absent.jsonl",
+            "--out",
+            tmp_path / "o.jsonl",
+            "--summary",
+            tmp_path / "s.json",
+            "--lib",
+            official_library.root,
+        ),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2
+    assert "absent.jsonl" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_cli_ctrl_c_leaves_a_valid_resumable_results_file(
+    tmp_path, dev_tasks, single_test_dev_path, official_library
+):
+    task = dev_tasks[0]
+    names = official_library.table.numpy_to_library()
+    slow = fenced(
+        f"import zwc\n\ndef {task.entry_point}(data_chunks, encoding_shifts):\n"
+        f"    {names['mean']}(data_chunks)\n    while True:\n        pass\n"
+    )
+    rows = [{"task_id": task.task_id, "response": slow, "sample": i} for i in range(6)]
+    path = write(tmp_path / "responses.jsonl", rows)
+    out, summary = tmp_path / "results.jsonl", tmp_path / "summary.json"
+    args = _cli(
+        path,
+        "--out",
+        out,
+        "--summary",
+        summary,
+        "--lib",
+        official_library.root,
+        "--data",
+        single_test_dev_path,
+        "--workers",
+        1,
+        "--timeout",
+        1,
+    )
+    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and (not out.exists() or not out.read_text().strip()):
+        time.sleep(0.1)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert "resume" in stderr
+    kept = [json.loads(line) for line in out.read_text().splitlines()]
+    assert 1 <= len(kept) < 6 and all(r["verdict"] == "timeout" for r in kept)
+    finished = subprocess.run(
+        args, capture_output=True, text=True, timeout=300, env={**os.environ, "COLUMNS": "120"}
+    )
+    assert finished.returncode == 0, finished.stderr
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sorted(r["sample"] for r in rows) == list(range(6))
+    assert json.loads(summary.read_text())["verdicts"]["timeout"] == 6
