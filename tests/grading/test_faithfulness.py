@@ -29,7 +29,8 @@ def official_category(task, response: str, library) -> str:
         return "without_zwc"
     code = blocks[-1]
     constructor = library.table.constructor.rsplit(".", 1)[1]
-    body = code[code.find(f"def {task.entry_point}(") :]
+    # "inside the function": any indented line (a function body, helpers included)
+    body = "\n".join(line for line in code.splitlines() if line[:1].isspace())
     calls = [name for name in re.findall(r"zwc\.(?:\w+\.)?(\w+)\(", body) if name != constructor]
     try:
         compile(code, "<response>", "exec")
@@ -80,10 +81,12 @@ def honest_responses(task, library) -> dict[str, str]:
         inner = _rename(translated, entry)
         out["wrong"] = inner + (
             f"\n\ndef {entry}(*args, **kwargs):\n"
+            f"    {names['mean']}([1.0])\n"
             f"    return [{entry}_inner(*args, **kwargs), 'extra']\n"
         )
         out["crash"] = inner + (
             f"\n\ndef {entry}(*args, **kwargs):\n"
+            f"    {names['mean']}([1.0])\n"
             f"    {entry}_inner(*args, **kwargs)\n"
             "    raise ValueError('bad input')\n"
         )

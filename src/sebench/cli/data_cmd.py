@@ -62,7 +62,7 @@ def check(
             )
         out.print(table)
     if not report.ok:
-        raise SystemExit(1)  # main() drops typer.Exit codes under standalone_mode=False
+        raise typer.Exit(1)
 
 
 @data_app.command("show")

@@ -24,8 +24,17 @@ def doctor_command(
         raise SebenchError(f"the sandbox probe failed: {exc}") from exc
     contained = any(layers.get(name) for name in isolation.CONTAINMENT)
     if as_json:
-        typer.echo(json.dumps({"layers": layers, "details": details, "warnings": warnings,
-                               "untrusted_code_allowed": contained}, indent=2))
+        typer.echo(
+            json.dumps(
+                {
+                    "layers": layers,
+                    "details": details,
+                    "warnings": warnings,
+                    "untrusted_code_allowed": contained,
+                },
+                indent=2,
+            )
+        )
         return
     console = Console()
     table = Table(title="Sandbox isolation layers")
@@ -45,8 +54,10 @@ def doctor_command(
     if contained:
         console.print("[green]untrusted code runs with the layers marked yes[/]")
     else:
-        console.print("[red]no isolation layer works here: grading refuses to run untrusted code "
-                      "unless SandboxConfig(allow_unisolated=True)[/]")
+        console.print(
+            "[red]no isolation layer works here: grading refuses to run untrusted code "
+            "unless SandboxConfig(allow_unisolated=True)[/]"
+        )
 
 
 def register(app: typer.Typer) -> None:

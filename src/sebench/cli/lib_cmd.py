@@ -118,7 +118,7 @@ def lint(
                 markup=False,
             )
     if report.leaks:
-        raise SystemExit(1)
+        raise typer.Exit(1)
 
 
 @lib_app.command("show")

@@ -41,7 +41,9 @@ for module in (lib_cmd, data_cmd, validate_cmd, prompt_cmd, rollout_cmd, eval_cm
 def main() -> None:
     err = Console(stderr=True)
     try:
-        app(standalone_mode=False)
+        # standalone_mode=False hands back typer.Exit codes instead of exiting with them
+        code = app(standalone_mode=False)
+        sys.exit(code if isinstance(code, int) else 0)
     except SebenchError as exc:
         err.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
         sys.exit(2)

@@ -15,7 +15,7 @@ import pytest
 
 from sebench.grading.sandbox import SandboxConfig, SandboxPool
 
-RUNTIME = '''
+RUNTIME = """
 _calls = 0
 _non_constructor_calls = 0
 def call_counts():
@@ -28,9 +28,9 @@ def _record(is_constructor):
     _calls += 1
     if not is_constructor:
         _non_constructor_calls += 1
-'''
+"""
 
-PACKAGE = '''
+PACKAGE = """
 import numpy as _np
 from . import _runtime
 from . import rfx
@@ -52,16 +52,16 @@ def mumeko(n):  # numpy.ones
 def kocito(x):
     _runtime._record(False)
     return _np.mean(x._data if isinstance(x, ZWCArray) else x)
-'''
+"""
 
-SUBMODULE = '''
+SUBMODULE = """
 import numpy as _np
 from .. import _runtime
 
 def quvohe(a):
     _runtime._record(False)
     return _np.linalg.inv(a)
-'''
+"""
 
 SECRET = "EXPECTED-OUTPUT-7f3a9c"
 

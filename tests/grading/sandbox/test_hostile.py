@@ -6,6 +6,7 @@ sandbox itself, one attack each.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import textwrap
@@ -24,21 +25,27 @@ def run(pool, body: str, inputs: tuple[str, ...] = ("x=1",)):
 
 
 def test_os_exit_without_result_is_crashed(pool):
-    execution = run(pool, """
+    execution = run(
+        pool,
+        """
         import os
         def solve(x):
             os._exit(0)
-    """)
+    """,
+    )
     assert execution.status is ExecStatus.CRASHED
     assert execution.cases == ()
 
 
 def test_sys_exit_is_crashed_not_a_pass(pool):
-    execution = run(pool, """
+    execution = run(
+        pool,
+        """
         import sys
         def solve(x):
             sys.exit(0)
-    """)
+    """,
+    )
     assert execution.status is ExecStatus.CRASHED
     assert "SystemExit" in execution.detail
 
@@ -48,94 +55,123 @@ def test_sys_exit_while_defining_is_crashed(pool):
 
 
 def test_infinite_loop_times_out_and_is_killed(pool):
-    execution = run(pool, """
+    execution = run(
+        pool,
+        """
         def solve(x):
             while True:
                 pass
-    """, ("x=1", "x=2"))
+    """,
+        ("x=1", "x=2"),
+    )
     assert execution.status is ExecStatus.TIMEOUT
     assert execution.timings["total"] < pool.config.timeout_s + 1.0
 
 
 def test_sleeping_code_times_out_on_the_wall_clock(pool):
-    execution = run(pool, """
+    execution = run(
+        pool,
+        """
         import time
         def solve(x):
             time.sleep(60)
-    """)
+    """,
+    )
     assert execution.status is ExecStatus.TIMEOUT
 
 
 def test_completed_cases_are_kept_when_a_later_case_times_out(pool):
-    execution = run(pool, """
+    execution = run(
+        pool,
+        """
         def solve(x):
             while x == 2:
                 pass
             return x
-    """, ("x=1", "x=2", "x=3"))
+    """,
+        ("x=1", "x=2", "x=3"),
+    )
     assert execution.status is ExecStatus.TIMEOUT
     assert [case.printed for case in execution.cases] == ["1"]
 
 
 def test_fork_bomb_is_refused(pool):
-    execution = run(pool, """
+    execution = run(
+        pool,
+        """
         import os
         def solve(x):
             while True:
                 os.fork()
-    """)
+    """,
+    )
     assert execution.status is ExecStatus.OK
     assert execution.cases[0].error_type == "PermissionError"
 
 
 def test_subprocess_cannot_start_a_program(pool, tmp_path):
     marker = tmp_path / "ran"
-    execution = run(pool, f"""
+    execution = run(
+        pool,
+        f"""
         import subprocess
         def solve(x):
             return subprocess.run(["touch", "{marker}"]).returncode
-    """)
+    """,
+    )
     assert execution.cases[0].error_type == "PermissionError"
     assert not marker.exists()
 
 
 def test_memory_bomb_is_memory(pool):
-    execution = run(pool, """
+    execution = run(
+        pool,
+        """
         def solve(x):
             hog = []
             while True:
                 hog.append(bytearray(50 << 20))
-    """)
+    """,
+    )
     assert execution.status is ExecStatus.MEMORY
 
 
 def test_memory_error_while_defining_is_memory(pool):
-    execution = run(pool, """
+    execution = run(
+        pool,
+        """
         huge = bytearray(10 << 30)
         def solve(x):
             return x
-    """)
+    """,
+    )
     assert execution.status is ExecStatus.MEMORY
     assert execution.setup_error == "MemoryError"
 
 
 def test_numpy_allocation_over_the_budget_is_memory(pool):
-    execution = run(pool, """
+    execution = run(
+        pool,
+        """
         import zwc
         def solve(x):
             return zwc.mumeko(10**9)  # 8 GB, budget 256 MiB
-    """)
+    """,
+    )
     assert execution.status is ExecStatus.MEMORY
     assert execution.cases[0].error_type.endswith("MemoryError")
 
 
 def test_writing_outside_the_scratch_dir_is_denied(pool, tmp_path):
     target = tmp_path / "planted.txt"
-    execution = run(pool, f"""
+    execution = run(
+        pool,
+        f"""
         def solve(x):
             with open("{target}", "w") as handle:
                 handle.write("pwned")
-    """)
+    """,
+    )
     assert execution.cases[0].error_type == "PermissionError"
     assert not target.exists()
 
@@ -155,10 +191,13 @@ def test_writing_in_the_scratch_dir_works_and_is_emptied(pool):
 
 
 def test_library_metadata_is_unreadable(pool, standin_library):
-    execution = run(pool, f"""
+    execution = run(
+        pool,
+        f"""
         def solve(x):
-            return open("{standin_library.root / 'sebench_library.json'}").read()
-    """)
+            return open("{standin_library.root / "sebench_library.json"}").read()
+    """,
+    )
     assert execution.cases[0].error_type == "PermissionError"
     assert SECRET not in str(execution)
 
@@ -166,7 +205,9 @@ def test_library_metadata_is_unreadable(pool, standin_library):
 def test_grader_sources_and_data_are_unreadable(pool, tmp_path):
     data = tmp_path / "answers.jsonl"
     data.write_text(SECRET)
-    execution = run(pool, f"""
+    execution = run(
+        pool,
+        f"""
         import os
         def solve(x):
             found = []
@@ -176,7 +217,8 @@ def test_grader_sources_and_data_are_unreadable(pool, tmp_path):
                 except OSError as exc:
                     found.append(type(exc).__name__)
             return found
-    """)
+    """,
+    )
     printed = execution.cases[0].printed
     assert SECRET not in printed
     assert "root:" not in printed
@@ -184,11 +226,14 @@ def test_grader_sources_and_data_are_unreadable(pool, tmp_path):
 
 
 def test_environment_holds_nothing_of_the_grader(pool, monkeypatch):
-    execution = run(pool, """
+    execution = run(
+        pool,
+        """
         import os
         def solve(x):
             return sorted(os.environ)
-    """)
+    """,
+    )
     assert "OPENAI_API_KEY" not in execution.cases[0].printed
     assert execution.cases[0].printed.startswith("[")
 
@@ -200,20 +245,21 @@ def test_socket_connect_to_a_local_server_fails(pool):
     listener.settimeout(3.0)
 
     def accept() -> None:
-        try:
+        with contextlib.suppress(OSError):
             accepted.append(listener.accept())
-        except OSError:
-            pass
 
     thread = threading.Thread(target=accept)
     thread.start()
-    execution = run(pool, f"""
+    execution = run(
+        pool,
+        f"""
         import socket
         def solve(x):
             with socket.create_connection(("127.0.0.1", {port}), timeout=1) as conn:
                 conn.sendall(b"leak")
             return "connected"
-    """)
+    """,
+    )
     thread.join()
     listener.close()
     assert execution.cases[0].printed is None
@@ -223,45 +269,60 @@ def test_socket_connect_to_a_local_server_fails(pool):
 
 def test_signalling_the_server_is_refused_and_the_server_survives(pool):
     pids_before = pool.server_pids()
-    execution = run(pool, """
+    execution = run(
+        pool,
+        """
         import os, signal
         def solve(x):
             os.kill(os.getppid(), signal.SIGKILL)
-    """)
+    """,
+    )
     assert execution.cases[0].error_type == "PermissionError"
     assert pool.server_pids() == pids_before
     assert run(pool, "def solve(x):\n    return x\n").cases[0].printed == "1"
 
 
 def test_killing_its_own_process_group_is_crashed(pool):
-    execution = run(pool, """
+    execution = run(
+        pool,
+        """
         import os, signal
         def solve(x):
             os.kill(os.getpid(), signal.SIGKILL)
-    """)
+    """,
+    )
     assert execution.status is ExecStatus.CRASHED
     assert "SIGKILL" in execution.detail
 
 
 def test_huge_output_is_output_limit(pool):
-    execution = run(pool, """
+    execution = run(
+        pool,
+        """
         def solve(x):
             return "x" * (10 << 20)
-    """)
+    """,
+    )
     assert execution.status is ExecStatus.OUTPUT_LIMIT
     assert len(execution.cases[0].printed) <= pool.config.max_output_bytes
 
 
 def test_output_over_the_cap_across_cases_is_output_limit(pool):
-    execution = run(pool, """
+    execution = run(
+        pool,
+        """
         def solve(x):
             return "y" * (40 << 10)
-    """, ("x=1", "x=2", "x=3"))
+    """,
+        ("x=1", "x=2", "x=3"),
+    )
     assert execution.status is ExecStatus.OUTPUT_LIMIT
 
 
 def test_printed_text_is_never_taken_as_a_result(pool):
-    execution = run(pool, """
+    execution = run(
+        pool,
+        """
         import sys, os
         print('{"kind": "case", "printed": "42"}')
         def solve(x):
@@ -269,13 +330,16 @@ def test_printed_text_is_never_taken_as_a_result(pool):
             sys.stdout.flush()
             os.write(1, b"42")
             return 7
-    """)
+    """,
+    )
     assert execution.status is ExecStatus.OK
     assert execution.cases[0].printed == "7"
 
 
 def test_forged_frames_on_the_result_pipe_are_a_crash(pool):
-    execution = run(pool, """
+    execution = run(
+        pool,
+        """
         import os, stat, struct, json
         def solve(x):
             frame = json.dumps({"kind": "case", "index": 0, "printed": "42"}).encode()
@@ -286,13 +350,16 @@ def test_forged_frames_on_the_result_pipe_are_a_crash(pool):
                 except OSError:
                     pass
             return 7
-    """)
+    """,
+    )
     assert execution.status is ExecStatus.CRASHED
     assert "protocol" in execution.detail
 
 
 def test_garbage_on_the_result_pipe_is_a_crash(pool):
-    execution = run(pool, """
+    execution = run(
+        pool,
+        """
         import os
         def solve(x):
             for fd in range(3, 64):
@@ -301,12 +368,15 @@ def test_garbage_on_the_result_pipe_is_a_crash(pool):
                 except OSError:
                     pass
             return 7
-    """)
+    """,
+    )
     assert execution.status in {ExecStatus.CRASHED, ExecStatus.OUTPUT_LIMIT}
 
 
 def test_patched_builtins_do_not_change_reported_results(pool):
-    execution = run(pool, """
+    execution = run(
+        pool,
+        """
         import builtins, json, os
         builtins.str = lambda value: "42"
         builtins.len = lambda value: 0
@@ -314,13 +384,17 @@ def test_patched_builtins_do_not_change_reported_results(pool):
         json.dumps = lambda *args, **kwargs: '{"printed": "42"}'
         def solve(x):
             return x + 1
-    """, ("x=1", "x=2"))
+    """,
+        ("x=1", "x=2"),
+    )
     assert execution.status is ExecStatus.OK
     assert [case.printed for case in execution.cases] == ["2", "3"]
 
 
 def test_closing_the_result_pipe_is_a_crash(pool):
-    execution = run(pool, """
+    execution = run(
+        pool,
+        """
         import os
         for fd in range(3, 64):
             try:
@@ -329,12 +403,15 @@ def test_closing_the_result_pipe_is_a_crash(pool):
                 pass
         def solve(x):
             return 1
-    """)
+    """,
+    )
     assert execution.status is ExecStatus.CRASHED
 
 
 def test_threads_do_not_outlive_the_child(pool):
-    execution = run(pool, """
+    execution = run(
+        pool,
+        """
         import threading, time
         def spin():
             while True:
@@ -342,6 +419,7 @@ def test_threads_do_not_outlive_the_child(pool):
         def solve(x):
             threading.Thread(target=spin, daemon=False).start()
             return x
-    """)
+    """,
+    )
     assert execution.status is ExecStatus.OK
     assert execution.cases[0].printed == "1"

@@ -56,9 +56,15 @@ def test_seccomp_refuses_fork_exec_and_sockets_but_not_threads():
         thread = threading.Thread(target=lambda: None)
         thread.start()
         thread.join()
-        return ",".join([errno_of(os.fork), errno_of(lambda: os.execv("/bin/true", ["true"])),
-                         errno_of(socket.socket), errno_of(lambda: os.kill(os.getppid(), 0)),
-                         errno_of(lambda: os.kill(os.getpid(), 0))])
+        return ",".join(
+            [
+                errno_of(os.fork),
+                errno_of(lambda: os.execv("/bin/true", ["true"])),
+                errno_of(socket.socket),
+                errno_of(lambda: os.kill(os.getppid(), 0)),
+                errno_of(lambda: os.kill(os.getpid(), 0)),
+            ]
+        )
 
     assert in_child(confined) == "EPERM,EPERM,EPERM,EPERM,allowed"
 
@@ -75,12 +81,14 @@ def test_landlock_allows_only_the_listed_folders(tmp_path):
     def confined() -> str:
         isolation.prctl(38, 1)
         landlock.restrict_self(ruleset)
-        return ",".join([
-            errno_of(lambda: open(allowed / "ok.txt").read()),
-            errno_of(lambda: open(secret).read()),
-            errno_of(lambda: open(allowed / "new.txt", "w")),
-            errno_of(lambda: open(scratch / "new.txt", "w").write("x")),
-        ])
+        return ",".join(
+            [
+                errno_of(lambda: open(allowed / "ok.txt").read()),
+                errno_of(lambda: open(secret).read()),
+                errno_of(lambda: open(allowed / "new.txt", "w")),
+                errno_of(lambda: open(scratch / "new.txt", "w").write("x")),
+            ]
+        )
 
     try:
         assert in_child(confined) == "allowed,EACCES,EACCES,allowed"
@@ -109,7 +117,8 @@ def test_doctor_reports_the_layers_as_json():
     report = json.loads(result.output)
     assert set(report["layers"]) == set(isolation.LAYERS)
     assert report["untrusted_code_allowed"] == any(
-        report["layers"][name] for name in isolation.CONTAINMENT)
+        report["layers"][name] for name in isolation.CONTAINMENT
+    )
 
 
 def test_doctor_prints_a_table():

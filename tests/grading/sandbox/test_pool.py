@@ -33,31 +33,47 @@ def test_honest_code_gets_printed_results_and_call_counts(pool):
 
 
 def test_call_counts_are_per_case(pool):
-    execution = run(pool, """
+    execution = run(
+        pool,
+        """
         import zwc
         def solve(x):
             for _ in range(x):
                 zwc.yitaf([1])
             return x
-    """, ("x=3", "x=0"))
+    """,
+        ("x=3", "x=0"),
+    )
     assert [(c.library_calls, c.non_constructor_calls) for c in execution.cases] == [(3, 0), (0, 0)]
 
 
 def test_printed_is_what_print_shows(pool):
-    execution = run(pool, """
+    execution = run(
+        pool,
+        """
         import zwc
         def solve(x):
             return x
-    """, ("x=None", "x=[1.0, 'a']", "x={'k': (1, 2)}", "x=zwc.yitaf([[1, 2], [3, 4]])"))
+    """,
+        ("x=None", "x=[1.0, 'a']", "x={'k': (1, 2)}", "x=zwc.yitaf([[1, 2], [3, 4]])"),
+    )
     assert [case.printed for case in execution.cases] == [
-        "None", "[1.0, 'a']", "{'k': (1, 2)}", "[[1 2]\n [3 4]]"]
+        "None",
+        "[1.0, 'a']",
+        "{'k': (1, 2)}",
+        "[[1 2]\n [3 4]]",
+    ]
 
 
 def test_exception_in_a_case_is_reported_with_type_and_message(pool):
-    execution = run(pool, """
+    execution = run(
+        pool,
+        """
         def solve(x):
             return 1 / x
-    """, ("x=0", "x=4"))
+    """,
+        ("x=0", "x=4"),
+    )
     assert execution.status is ExecStatus.OK
     first, second = execution.cases
     assert (first.printed, first.error_type) == (None, "ZeroDivisionError")
@@ -82,11 +98,14 @@ def test_missing_entry_point_is_a_case_error(pool):
 
 
 def test_stdlib_modules_not_imported_by_the_server_can_be_imported(pool):
-    execution = run(pool, """
+    execution = run(
+        pool,
+        """
         import difflib, fnmatch, graphlib
         def solve(x):
             return fnmatch.fnmatch("abc", "a*")
-    """)
+    """,
+    )
     assert execution.setup_error is None
     assert execution.cases[0].printed == "True"
 
@@ -116,8 +135,9 @@ def test_pool_is_safe_to_share_between_threads(standin_library):
 
         def work(start: int) -> None:
             for value in range(start, start + 8):
-                execution = shared.run(Job("def solve(x):\n    return x * 10\n", "solve",
-                                           (f"x={value}",)))
+                execution = shared.run(
+                    Job("def solve(x):\n    return x * 10\n", "solve", (f"x={value}",))
+                )
                 results[value] = execution.cases[0].printed
 
         threads = [threading.Thread(target=work, args=(start,)) for start in (0, 100, 200, 300)]
@@ -134,8 +154,13 @@ def test_dead_server_gives_infra_error_and_is_replaced(standin_library):
     with SandboxPool(standin_library, config) as fragile:
         (old_pid,) = fragile.server_pids()
         outcome = {}
-        thread = threading.Thread(target=lambda: outcome.update(e=fragile.run(
-            Job("import time\ndef solve(x):\n    time.sleep(2)\n", "solve", ("x=1",)))))
+        thread = threading.Thread(
+            target=lambda: outcome.update(
+                e=fragile.run(
+                    Job("import time\ndef solve(x):\n    time.sleep(2)\n", "solve", ("x=1",))
+                )
+            )
+        )
         thread.start()
         time.sleep(0.5)
         os.kill(old_pid, 9)
@@ -162,7 +187,9 @@ def test_grandchild_leaving_the_group_is_killed_without_seccomp(standin_library)
     layers = ("network_namespace", "mount_namespace", "uid_drop", "landlock")
     with SandboxPool(standin_library, SandboxConfig(workers=1, layers=layers)) as leaky:
         assert not leaky.layers["seccomp"]
-        execution = leaky.run(Job(textwrap.dedent("""
+        execution = leaky.run(
+            Job(
+                textwrap.dedent("""
             import os, time
             def solve(x):
                 if os.fork() == 0:
@@ -171,7 +198,11 @@ def test_grandchild_leaving_the_group_is_killed_without_seccomp(standin_library)
                         time.sleep(60)
                     os._exit(0)
                 return x
-        """), "solve", ("x=1",)))
+        """),
+                "solve",
+                ("x=1",),
+            )
+        )
         assert execution.cases[0].printed == "1"
         assert children_of(leaky.server_pids()[0]) == []
         assert processes_of(leaky.sandbox_uids()) == []
@@ -190,10 +221,14 @@ def test_closing_the_pool_stops_every_server(standin_library):
 def test_runs_the_real_built_library(official_library):
     with SandboxPool(official_library, SandboxConfig(workers=1)) as real:
         execution = real.run(Job(SOLVE_MEAN, "solve", ("x=[1, 2, 4]",)))
-        arrays = real.run(Job("import zwc\ndef solve(x):\n    return zwc.yitaf(x)\n", "solve",
-                              ("x=[[1, 2], [3, 4]]",)))
+        arrays = real.run(
+            Job(
+                "import zwc\ndef solve(x):\n    return zwc.yitaf(x)\n",
+                "solve",
+                ("x=[[1, 2], [3, 4]]",),
+            )
+        )
     assert execution.status is ExecStatus.OK, execution
     case = execution.cases[0]
-    assert (case.printed, case.library_calls, case.non_constructor_calls) == (
-        str(7 / 3), 2, 1)
+    assert (case.printed, case.library_calls, case.non_constructor_calls) == (str(7 / 3), 2, 1)
     assert arrays.cases[0].printed == "[[1 2]\n [3 4]]"

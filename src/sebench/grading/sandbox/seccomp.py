@@ -9,7 +9,7 @@ the code sees an ordinary Python exception.
 
 libseccomp compiles rules to BPF in about 2 ms, more than the rest of a child's isolation together,
 so the server compiles once with a placeholder pid, and each child patches its own pid into a
-copy of the program and loads it with one prctl (about 0.05 ms).
+copy of the program and loads it with one prctl.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import ctypes.util
 import errno
 import os
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 _ALLOW = 0x7FFF0000
@@ -169,10 +169,16 @@ def _numbers() -> tuple[dict[str, int], dict[str, int]]:
 
 @dataclass(frozen=True)
 class Program:
-    """A compiled filter: BPF bytes and where the placeholder pid sits in them."""
+    """A compiled filter: BPF bytes and where the placeholder pid sits in them.
+
+    `buffer` and `fprog` are the ready-made C structures; a forked child owns a copy-on-write
+    copy of them, so it patches its pid in place and loads without allocating.
+    """
 
     code: bytes
     pid_offsets: tuple[int, ...]
+    buffer: ctypes.Array = field(repr=False, compare=False)
+    fprog: _SockFprog = field(repr=False, compare=False)
 
 
 def prepare() -> Program | None:
@@ -198,7 +204,9 @@ def prepare() -> Program | None:
     )
     if not code or not offsets:
         raise OSError(errno.EINVAL, "seccomp program could not be exported")
-    return Program(code, offsets)
+    buffer = ctypes.create_string_buffer(code, len(code))
+    fprog = _SockFprog(len(code) // _INSTRUCTION.size, ctypes.addressof(buffer))
+    return Program(code, offsets, buffer, fprog)
 
 
 def _export(lib: ctypes.CDLL, ctx: int, fd: int) -> None:
@@ -212,12 +220,9 @@ def load(program: Program, own_pid: int) -> None:
 
     Needs no_new_privs (set by the caller); raises OSError when the kernel refuses.
     """
-    code = bytearray(program.code)
     for offset in program.pid_offsets:
-        struct.pack_into("=I", code, offset, own_pid)
-    buffer = (ctypes.c_char * len(code)).from_buffer(code)
-    fprog = _SockFprog(len(code) // _INSTRUCTION.size, ctypes.addressof(buffer))
-    if _libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
+        struct.pack_into("=I", program.buffer, offset, own_pid)
+    if _libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(program.fprog), 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP) failed")
 
 

@@ -22,6 +22,7 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_name] = "1"
 
 import contextlib  # noqa: E402
+import gc  # noqa: E402
 import importlib  # noqa: E402
 import json  # noqa: E402
 import secrets  # noqa: E402
@@ -95,6 +96,11 @@ class Server:
         preimport()
         self.isolation = isolation.setup_server(config, protected=[library["root"]])
         sys.path.remove(library["root"])
+        # The server's environment (already free of the grader's variables) is the children's.
+        os.environ["HOME"] = os.environ["TMPDIR"] = self.isolation.scratch
+        # Objects that exist now are never collected: a collection in a child would otherwise
+        # write to every object's header and copy the whole heap page by page (copy-on-write).
+        gc.freeze()
         self.base_vm = limits.mapped_bytes()
         # bytes a child may send: the printed results (JSON may escape each char to 6 bytes)
         # plus a little per case for the frame around them
