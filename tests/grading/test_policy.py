@@ -56,6 +56,8 @@ def rule_of(code: str) -> str | None:
             "match x:\n    case object(__class__=c):\n        pass",
             "underscore-attribute",
         ),
+        ("class A:\n    grab = __import__\n    __import__ = None", "dunder-name"),
+        ("class A:\n    __builtins__ = 1\n    x = __builtins__", "dunder-name"),
     ],
 )
 def test_policy_refuses_each_trick_under_its_named_rule(code, rule):
@@ -74,6 +76,7 @@ def test_policy_refuses_each_trick_under_its_named_rule(code, rule):
         "class A:\n    def __init__(self):\n        self.x = 1\n    def __repr__(self):\n        return 'A'",
         "x = getattr(obj, 'shape', None)\ny = hasattr(obj, 'ndim')",
         "for _ in range(3):\n    pass",
+        "class A:\n    def __str__(self):\n        return 'a'\n\n    __repr__ = __str__",
         "s = f'{x:.2f} {y!r}'",
     ],
 )

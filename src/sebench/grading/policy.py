@@ -65,6 +65,13 @@ IMPORT_TABLE_ATTRIBUTES = frozenset({"modules", "meta_path", "path_hooks", "path
 
 ATTRIBUTE_BUILTINS = frozenset({"getattr", "setattr", "delattr", "hasattr"})
 ATTRIBUTE_HELPERS = frozenset({"attrgetter", "methodcaller"})  # operator.*
+# Dunder names that exist without the code defining them (module globals and builtins): reading
+# one always reaches the interpreter, even inside a class body that assigns it (the assignment
+# may come later or be deleted, and the lookup then falls through to the real one).
+_RUNTIME_DUNDERS = _words(
+    "__import__ __builtins__ __build_class__ __loader__ __spec__ __file__ __cached__ "
+    "__package__ __doc__ __debug__ __annotations__ __dict__ __class__ __module__ __qualname__"
+)
 # `if __name__ == "__main__":` is common in responses and harmless.
 ALLOWED_DUNDER_NAMES = frozenset({"__name__"})
 
@@ -142,6 +149,9 @@ class _PolicyVisitor(ast.NodeVisitor):
         self.package = package
         self.refusals: list[Refusal] = []
         self.direct_calls: set[int] = set()  # ids of Name nodes called directly: `getattr(x, "a")`
+        # Dunder names a class body defines itself, which that body may read (`__repr__ = __str__`);
+        # an empty set in function bodies and at module level.
+        self.class_scope: list[set[str]] = [set()]
 
     def refuse(self, rule: str, node: ast.AST, detail: str) -> None:
         self.refusals.append(Refusal(rule, getattr(node, "lineno", None), detail))
@@ -186,9 +196,40 @@ class _PolicyVisitor(ast.NodeVisitor):
         self.generic_visit(node)
 
     # -- names and attributes ----------------------------------------------------------------
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        for child in (*node.decorator_list, *node.bases, *node.keywords):
+            self.visit(child)
+        defined = set()
+        for statement in node.body:
+            if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                defined.add(statement.name)
+            elif isinstance(statement, ast.Assign | ast.AnnAssign):
+                targets = (
+                    statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+                )
+                defined.update(t.id for t in targets if isinstance(t, ast.Name))
+        self.class_scope.append(defined)
+        for statement in node.body:
+            self.visit(statement)
+        self.class_scope.pop()
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> None:
+        self.class_scope.append(set())
+        self.generic_visit(node)
+        self.class_scope.pop()
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+    visit_Lambda = visit_FunctionDef
+
     def visit_Name(self, node: ast.Name) -> None:
         name = node.id
-        if name.startswith("__") and name.endswith("__") and name not in ALLOWED_DUNDER_NAMES:
+        if (
+            name.startswith("__")
+            and name.endswith("__")
+            and name not in ALLOWED_DUNDER_NAMES
+            and isinstance(node.ctx, ast.Load)
+            and (name not in self.class_scope[-1] or name in _RUNTIME_DUNDERS)
+        ):
             self.refuse("dunder-name", node, f"uses {name}")
         elif name in FORBIDDEN_BUILTINS and isinstance(node.ctx, ast.Load):
             self.refuse(FORBIDDEN_BUILTINS[name], node, f"uses {name}")

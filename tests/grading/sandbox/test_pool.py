@@ -110,6 +110,19 @@ def test_stdlib_modules_not_imported_by_the_server_can_be_imported(pool):
     assert execution.cases[0].printed == "True"
 
 
+def test_stdlib_extensions_that_load_system_libraries_import(pool):
+    execution = run(
+        pool,
+        """
+        import sqlite3, ssl, uuid, hashlib
+        def solve(x):
+            return sqlite3.connect(":memory:").execute("select 1 + 1").fetchone()[0]
+    """,
+    )
+    assert execution.setup_error is None, execution.setup_message
+    assert execution.cases[0].printed == "2"
+
+
 def test_timings_split_the_cost_of_a_job(pool):
     execution = run(pool, SOLVE_MEAN, ("x=[1]",))
     for key in ("fork", "isolation", "run", "total", "roundtrip"):
@@ -169,6 +182,16 @@ def test_dead_server_gives_infra_error_and_is_replaced(standin_library):
         assert fragile.server_pids() != [old_pid]
         again = fragile.run(Job("def solve(x):\n    return x\n", "solve", ("x=5",)))
         assert again.cases[0].printed == "5"
+
+
+def test_library_that_cannot_be_imported_is_a_clear_error(tmp_path):
+    from tests.grading.sandbox.conftest import StandInLibrary
+
+    broken = tmp_path / "zwc"
+    broken.mkdir()
+    (broken / "__init__.py").write_text("raise RuntimeError('broken build')\n")
+    with pytest.raises(SebenchError, match="broken build"):
+        SandboxPool(StandInLibrary(tmp_path), SandboxConfig(workers=1)).start()
 
 
 def test_refuses_to_run_without_any_isolation_layer(standin_library):

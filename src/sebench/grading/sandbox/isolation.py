@@ -92,8 +92,21 @@ def _mount(
     _check(_libc.mount(enc(source), enc(target), enc(fstype), flags, enc(data)), f"mount {target}")
 
 
+# System shared libraries: C extensions of the stdlib (ssl, sqlite3, uuid, curses) load them
+# when imported; nothing in them is specific to this machine's users or to the benchmark.
+SYSTEM_LIBRARIES = (
+    "/lib",
+    "/lib64",
+    "/usr/lib",
+    "/usr/lib64",
+    "/usr/local/lib",
+    "/etc/ld.so.cache",
+)
+
+
 def read_only_paths() -> list[str]:
-    """The Python installation: stdlib, compiled modules and site-packages, nothing else.
+    """The Python installation (stdlib, compiled modules, site-packages) and the system's shared
+    libraries, nothing else.
 
     Built from sysconfig and the location of NumPy, never from sys.path (whose entries can be
     the grader's own folder or the library's root).
@@ -103,7 +116,8 @@ def read_only_paths() -> list[str]:
     paths = sysconfig.get_paths()
     found = {paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")}
     found.add(str(Path(numpy.__file__).resolve().parent.parent))
-    existing = sorted(os.path.realpath(p) for p in found if os.path.isdir(p))
+    found.update(SYSTEM_LIBRARIES)
+    existing = sorted({os.path.realpath(p) for p in found if os.path.exists(p)})
     minimal = [
         p for p in existing if not any(p != q and p.startswith(q + os.sep) for q in existing)
     ]
@@ -131,9 +145,10 @@ class ServerIsolation:
     def close(self) -> None:
         if self.ruleset is not None:
             os.close(self.ruleset.fd)
-        if self.layers.get("mount_namespace"):
-            _libc.umount2(self.scratch.encode(), 2)  # MNT_DETACH
-        shutil.rmtree(self.base, ignore_errors=True)
+        if self.base == "/tmp":  # the private tmpfs: gone with the namespace
+            shutil.rmtree(self.scratch, ignore_errors=True)
+        else:
+            shutil.rmtree(self.base, ignore_errors=True)
 
 
 def setup_server(config: SandboxConfig, protected: list[str]) -> ServerIsolation:
@@ -185,23 +200,29 @@ def setup_server(config: SandboxConfig, protected: list[str]) -> ServerIsolation
         details["uid_drop"] = "the server is not root"
 
     read_only = read_only_paths()
-    base = tempfile.mkdtemp(prefix="sebench-sandbox-")
-    os.chmod(base, 0o711)  # traversable, not listable, for the sandbox uid
-    scratch = os.path.join(base, "scratch")
-    os.mkdir(scratch, 0o700)
+    base = None
     if layers["mount_namespace"]:
-        owner = f",uid={sandbox_uid},gid={sandbox_uid}" if sandbox_uid is not None else ""
+        # A private /tmp: the scratch dir lives on a size-capped tmpfs that vanishes with the
+        # namespace, even when the server is killed, and the host's /tmp is out of sight.
         try:
             _mount(
                 "tmpfs",
-                scratch,
+                "/tmp",
                 "tmpfs",
                 _MS_NOSUID | _MS_NODEV | _MS_NOEXEC,
-                f"size={config.scratch_mb}m,mode=0700{owner}",
+                f"size={config.scratch_mb}m,mode=0711",
             )
-            details["scratch"] = f"tmpfs of {config.scratch_mb} MiB"
+            base = "/tmp"
+            details["scratch"] = f"a private /tmp (tmpfs of {config.scratch_mb} MiB)"
         except OSError as exc:
-            details["scratch"] = f"plain folder ({exc})"
+            details["scratch"] = f"a folder in the host's /tmp ({exc})"
+    if base is None:
+        base = tempfile.mkdtemp(prefix="sebench-sandbox-")
+        os.chmod(base, 0o711)  # traversable, not listable, for the sandbox uid
+    scratch = os.path.join(base, "scratch")
+    os.mkdir(scratch, 0o700)
+    # The children's tempfile module must not use a directory cached before (the host's /tmp).
+    tempfile.tempdir = scratch
     if sandbox_uid is not None:
         os.chown(scratch, sandbox_uid, sandbox_uid)
         if layers["mount_namespace"]:
@@ -266,6 +287,8 @@ def _reveal_interpreter(read_only: list[str], details: dict[str, str]) -> None:
     """
     closed: list[str] = []
     for path in read_only:
+        if not os.path.isdir(path):
+            continue
         parts = Path(path).parts
         for depth in range(1, len(parts)):
             ancestor = str(Path(*parts[: depth + 1]))
@@ -276,14 +299,14 @@ def _reveal_interpreter(read_only: list[str], details: dict[str, str]) -> None:
     if not closed:
         details["interpreter"] = "readable by the sandbox uid"
         return
-    fds = {path: os.open(path, os.O_PATH | os.O_DIRECTORY) for path in read_only}
+    hidden = [path for path in read_only if _inside(path, closed) and os.path.isdir(path)]
+    fds = {path: os.open(path, os.O_PATH | os.O_DIRECTORY) for path in hidden}
     try:
         for folder in closed:
             _mount("tmpfs", folder, "tmpfs", _MS_NOSUID | _MS_NODEV, "size=1m,mode=0755")
         for path, fd in fds.items():
-            if _inside(path, closed):
-                os.makedirs(path, 0o755, exist_ok=True)
-                _mount(f"/proc/self/fd/{fd}", path, None, _MS_BIND | _MS_REC)
+            os.makedirs(path, 0o755, exist_ok=True)
+            _mount(f"/proc/self/fd/{fd}", path, None, _MS_BIND | _MS_REC)
         details["interpreter"] = (
             f"shown to the sandbox uid through a tmpfs over {', '.join(closed)}"
         )

@@ -1,4 +1,4 @@
-"""Resource limits applied in each child before the untrusted code runs."""
+"""Resource limits for each child, computed in the server (the child only calls setrlimit)."""
 
 from __future__ import annotations
 
@@ -34,9 +34,14 @@ def rlimits(config: SandboxConfig, base_vm_bytes: int) -> dict[int, tuple[int, i
         # Counted per uid and ignored for root: it only bites after the uid drop.
         resource.RLIMIT_NPROC: (config.max_processes, config.max_processes),
     }
-    return limits
+    # Never above the current hard limits: raising one needs CAP_SYS_RESOURCE, which root lacks
+    # on these machines, and would make the child fail to start.
+    return {which: _within_hard(which, soft, hard) for which, (soft, hard) in limits.items()}
 
 
-def apply(limits: dict[int, tuple[int, int]]) -> None:
-    for which, (soft, hard) in limits.items():
-        resource.setrlimit(which, (soft, hard))
+def _within_hard(which: int, soft: int, hard: int) -> tuple[int, int]:
+    current = resource.getrlimit(which)[1]
+    if current != resource.RLIM_INFINITY:
+        hard = min(hard, current)
+        soft = min(soft, hard)
+    return soft, hard

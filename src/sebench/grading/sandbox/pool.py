@@ -27,7 +27,10 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 STARTUP_TIMEOUT_S = 120.0  # importing NumPy and the library on a loaded 2-core machine
-REPLY_MARGIN_S = 10.0  # beyond the job's timeout before a silent server counts as hung
+REPLY_MARGIN_S = 10.0
+MAX_REPLY_BYTES = (
+    256 << 20
+)  # far above any reply the server builds under the output cap  # beyond the job's timeout before a silent server counts as hung
 
 
 class LibraryLike(Protocol):
@@ -57,7 +60,7 @@ class _Server:
             close_fds=True,
             start_new_session=True,  # Ctrl-C in the terminal reaches the grader, not the servers
         )
-        self.reader = protocol.FrameReader(self.process.stdout.fileno())
+        self.reader = protocol.FrameReader(self.process.stdout.fileno(), max_frame=MAX_REPLY_BYTES)
         self.in_fd = self.process.stdin.fileno()
         try:
             self.hello = self._handshake(library, config)

@@ -101,10 +101,6 @@ class Server:
         # Objects that exist now are never collected: a collection in a child would otherwise
         # write to every object's header and copy the whole heap page by page (copy-on-write).
         gc.freeze()
-        self.base_vm = limits.mapped_bytes()
-        # bytes a child may send: the printed results (JSON may escape each char to 6 bytes)
-        # plus a little per case for the frame around them
-        self.stream_cap = 6 * config.max_output_bytes + (64 << 10)
 
     def hello(self) -> dict:
         return {
@@ -162,7 +158,11 @@ class Server:
     def _collect(
         self, pid: int, read_fd: int, nonce: str, n_inputs: int, t0: float, deadline: float
     ) -> dict:
-        decoder = protocol.FrameDecoder(max_total=self.stream_cap)
+        # Bytes an honest child can send: the printed results (JSON may escape one byte to six),
+        # each case's error message (same escaping) and the frame around it, start and end.
+        per_case = 6 * child.MAX_ERROR_MESSAGE + 1024
+        cap = 6 * self.config.max_output_bytes + n_inputs * per_case + (16 << 10)
+        decoder = protocol.FrameDecoder(max_total=cap)
         pidfd = os.pidfd_open(pid)
         cases: list[dict] = []
         state = {

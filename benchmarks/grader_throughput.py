@@ -1,0 +1,227 @@
+"""Grader throughput: our sandboxed fork-server grader vs the official approach, in one run.
+
+    python benchmarks/grader_throughput.py [--samples 300] [--workers N] [--data FILE]
+    python benchmarks/grader_throughput.py --memory 10000
+
+Samples: the dev set's NumPy references translated to the library, repeated to --samples.
+- ours: `Grader.grade_many` (warm fork servers, isolation layers, comparison in the parent);
+- official approach: one fresh `python -c` per sample that imports NumPy and the library, runs
+  the code with the test calls appended and prints the results; as many at once as --workers;
+  the official order of checks and the same comparator decide the category.
+Prints samples/s for both, the ratio, the agreement of the official categories, our per-sample
+cost split (from the sandbox's timings) and a bare fork of a NumPy-loaded process measured here.
+--memory N grades N samples with our grader and prints this process's RSS along the way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_DATA = REPO.parent / "shared" / "data" / "sebench" / "single_test_dev.jsonl"
+MARKER = "=====sebench-results====="
+
+
+def build_samples(data: Path, count: int):
+    from sebench.data.sources import find_api_doc, load
+    from sebench.data.translate import to_library
+    from sebench.library.cache import official_library
+
+    library = official_library(find_api_doc(data))
+    tasks = load("single_test", data)
+    base = []
+    for task in tasks:
+        code = to_library(task.numpy_reference or "", library.table).code
+        if code:
+            base.append((task, f"```python\n{code}\n```"))
+    samples = [base[i % len(base)] for i in range(count)]
+    return library, samples
+
+
+def official_category(task, response: str, library, timeout_s: float = 3.0) -> str:
+    """The official approach: static checks by regex, then a fresh interpreter per sample."""
+    blocks = re.findall(r"```python\n(.*?)```", response, re.DOTALL)
+    if not blocks:
+        return "without_zwc"
+    code = blocks[-1]
+    constructor = library.table.constructor.rsplit(".", 1)[1]
+    body = "\n".join(line for line in code.splitlines() if line[:1].isspace())
+    if not [n for n in re.findall(r"zwc\.(?:\w+\.)?(\w+)\(", body) if n != constructor]:
+        return "without_zwc"
+    if re.search(r"^\s*(import numpy|from numpy)", code, re.MULTILINE):
+        return "numpy"
+    program = "\n".join(
+        [
+            code,
+            "import numpy",
+            "results = []",
+            *[f"results.append({task.entry_point}({args}))" for args in task.test_inputs],
+            f"print({MARKER!r})",
+            "print('#'.join(str(r) for r in results))",
+        ]
+    )
+    env = {**os.environ, "PYTHONPATH": str(library.root), "OPENBLAS_NUM_THREADS": "1"}
+    try:
+        run = subprocess.run(
+            [sys.executable, "-c", program],
+            capture_output=True,
+            text=True,
+            timeout=timeout_s + 2,
+            env=env,
+            cwd="/tmp",
+        )
+    except subprocess.TimeoutExpired:
+        return "exe_error"
+    if run.returncode != 0 or MARKER not in run.stdout:
+        return "exe_error"
+    from sebench.grading.compare import outputs_match
+
+    printed = run.stdout.split(MARKER, 1)[1].strip().split("#")
+    if len(printed) != len(task.expected):
+        return "result_error"
+    same = all(outputs_match(p, e) for p, e in zip(printed, task.expected, strict=True))
+    return "acc" if same else "result_error"
+
+
+def bare_fork_ms(repeats: int = 200) -> float:
+    """fork + _exit + waitpid of this process (NumPy and the library imported), median in ms."""
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0)
+        os.waitpid(pid, 0)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1000
+
+
+def run_ours(library, samples, workers: int):
+    from sebench.grading.grader import Grader
+    from sebench.grading.sandbox import SandboxConfig
+
+    with Grader(library, SandboxConfig(workers=workers)) as grader:
+        grader.grade(*samples[0])  # warm up: first fork of each server, imports in the parent
+        items = [(task, response, index) for index, (task, response) in enumerate(samples)]
+        start = time.perf_counter()
+        verdicts = {item[2]: v for item, v in grader.grade_many(items)}
+        elapsed = time.perf_counter() - start
+        split = cost_split(grader, samples[: min(60, len(samples))])
+    return verdicts, elapsed, split
+
+
+def cost_split(grader, samples) -> dict[str, float]:
+    """Median milliseconds per stage, one sample at a time (no queueing in the numbers)."""
+    stages: dict[str, list[float]] = {}
+
+    def add(name: str, seconds: float) -> None:
+        stages.setdefault(name, []).append(seconds * 1000)
+
+    for task, response in samples:
+        t0 = time.perf_counter()
+        prepared = grader.prepare(task, response)
+        add("static checks", time.perf_counter() - t0)
+        if prepared.job is None:
+            continue
+        execution = grader.execute(prepared.job)
+        t1 = time.perf_counter()
+        grader.judge(task, prepared, execution)
+        add("compare", time.perf_counter() - t1)
+        timings = execution.timings
+        for name in ("fork", "isolation", "run"):
+            if name in timings:
+                add(name, timings[name])
+        if "total" in timings:
+            known = sum(timings.get(n, 0.0) for n in ("fork", "isolation", "run"))
+            add("reap + report", timings["total"] - known)
+            if "roundtrip" in timings:
+                add("transport", timings["roundtrip"] - timings["total"])
+    return {name: statistics.median(values) for name, values in stages.items()}
+
+
+def run_official(library, samples, workers: int):
+    start = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=workers) as threads:
+        categories = list(threads.map(lambda s: official_category(s[0], s[1], library), samples))
+    return categories, time.perf_counter() - start
+
+
+def rss_mb() -> float:
+    with open("/proc/self/statm") as handle:
+        pages = int(handle.read().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def compare_mode(args) -> None:
+    library, samples = build_samples(args.data, args.samples)
+    workers = args.workers
+    print(
+        f"{len(samples)} samples (translated references of {args.data.name}), "
+        f"{workers} workers, {os.cpu_count()} CPUs"
+    )
+    fork_ms = bare_fork_ms()
+    verdicts, ours_s, split = run_ours(library, samples, workers)
+    official, official_s = run_official(library, samples, workers)
+    ours_rate, official_rate = len(samples) / ours_s, len(samples) / official_s
+    agree = sum(verdicts[i].official_category.value == official[i] for i in range(len(samples)))
+    print(f"ours:      {ours_rate:8.1f} samples/s  ({ours_s:.1f} s)")
+    print(f"official:  {official_rate:8.1f} samples/s  ({official_s:.1f} s)")
+    print(f"ratio:     {ours_rate / official_rate:8.1f}x")
+    print(f"agreement: {agree}/{len(samples)} official categories identical")
+    for index in range(len(samples)):
+        if verdicts[index].official_category.value != official[index]:
+            print(
+                f"  differs: {samples[index][0].task_id}: ours {verdicts[index]}, "
+                f"official {official[index]}"
+            )
+    print("our cost per sample, one at a time (median ms):")
+    for name, value in split.items():
+        print(f"  {name:<14} {value:7.2f}")
+    overhead = sum(v for k, v in split.items() if k != "run")
+    print(f"  {'all but run':<14} {overhead:7.2f}")
+    print(
+        f"bare fork of a NumPy-loaded process: {fork_ms:.2f} ms "
+        f"(our overhead / bare fork: {overhead / fork_ms:.1f}x)"
+    )
+
+
+def memory_mode(args) -> None:
+    from sebench.grading.grader import Grader
+    from sebench.grading.sandbox import SandboxConfig
+
+    library, base = build_samples(args.data, 64)
+    total = args.memory
+    items = ((base[i % len(base)][0], base[i % len(base)][1], i) for i in range(total))
+    with Grader(library, SandboxConfig(workers=args.workers)) as grader:
+        grader.grade(*base[0])
+        start_rss, start = rss_mb(), time.perf_counter()
+        print(f"start: RSS {start_rss:.1f} MB")
+        for done, _ in enumerate(grader.grade_many(items), start=1):
+            if done % max(1, total // 10) == 0:
+                print(
+                    f"{done:6d} graded  RSS {rss_mb():6.1f} MB  "
+                    f"{done / (time.perf_counter() - start):6.1f} samples/s"
+                )
+    print(f"end:   RSS {rss_mb():.1f} MB (start {start_rss:.1f} MB)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--samples", type=int, default=300)
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--memory", type=int, default=0, help="grade N samples, report RSS")
+    args = parser.parse_args()
+    memory_mode(args) if args.memory else compare_mode(args)
+
+
+if __name__ == "__main__":
+    main()
