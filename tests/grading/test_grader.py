@@ -148,3 +148,36 @@ def test_public_grade_function_reuses_one_warm_grader(task, names, official_libr
     )
     assert sebench.grade(task, code, official_library).correct
     assert not sebench.grade(task, "nothing", official_library).correct
+
+
+def test_sandbox_failure_is_an_infra_error_never_a_pass(grader, task, names):
+    from sebench.grading.sandbox import Execution
+
+    code = (
+        f"import zwc\n\ndef {SHIFT}(data_chunks, encoding_shifts):\n"
+        f"    return {names['bitwise_left_shift']}(data_chunks, encoding_shifts)\n"
+    )
+    prepared = grader.prepare(task, fenced(code))
+    verdict = grader.judge(task, prepared, Execution.infra_error("server died"))
+    assert verdict.kind is VerdictKind.INFRA_ERROR and "server died" in verdict.detail
+    assert verdict.official_category.value == "exe_error"
+
+
+def test_killing_the_fork_server_mid_job_is_counted_not_dropped(official_library, task, names):
+    """A response cannot take the grader down: a dead server is replaced and the run goes on."""
+    from sebench.grading.grader import Grader
+    from sebench.grading.sandbox import SandboxConfig
+
+    good = fenced(
+        f"import zwc\n\ndef {SHIFT}(data_chunks, encoding_shifts):\n"
+        f"    return {names['bitwise_left_shift']}(data_chunks, encoding_shifts)\n"
+    )
+    with Grader(official_library, SandboxConfig(workers=1)) as fresh:
+        servers = list(getattr(fresh._pool, "_servers", ()))
+        if not servers:
+            pytest.skip("the sandbox pool no longer exposes its servers")
+        for server in servers:
+            server.kill()
+        verdicts = [fresh.grade(task, good) for _ in range(3)]
+    assert all(v.kind in (VerdictKind.INFRA_ERROR, VerdictKind.CORRECT) for v in verdicts)
+    assert verdicts[-1].kind is VerdictKind.CORRECT

@@ -46,6 +46,7 @@ class ChatServer:
     def __init__(self, script: Script = echo_answer) -> None:
         self.script = script
         self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []  # lower-cased request headers
         self.attempts: Counter[str] = Counter()
         self._lock = threading.Lock()
         server = self
@@ -62,6 +63,7 @@ class ChatServer:
                 body = json.loads(self.rfile.read(length))
                 with server._lock:
                     server.requests.append(body)
+                    server.headers.append({k.lower(): v for k, v in self.headers.items()})
                     key = request_key(body)
                     server.attempts[key] += 1
                     attempt = server.attempts[key]

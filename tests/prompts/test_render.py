@@ -91,27 +91,55 @@ def test_retrieved_prompt_holds_top_k_docs_from_the_whole_api(official_lib, dev_
 def test_retrieval_finds_the_right_doc_in_the_top_5_for_a_good_share(official_lib, dev_tasks):
     # Measured: 30 of the 64 dev tasks (BM25 over the docs' summaries, query = problem text).
     hits = sum(
-        bool({d.qualified_name for d in task_docs(t, official_lib)}
-             & {d.qualified_name for d in retrieved_docs(t, official_lib, 5)})
+        bool(
+            {d.qualified_name for d in task_docs(t, official_lib)}
+            & {d.qualified_name for d in retrieved_docs(t, official_lib, 5)}
+        )
         for t in dev_tasks
     )
     assert hits >= 24
 
 
-def test_prompt_show_prints_exactly_the_rendered_text(official_lib, dev_tasks,
-                                                      single_test_dev_path, api_doc_path):
+def test_prompt_show_prints_exactly_the_rendered_text(
+    official_lib, dev_tasks, single_test_dev_path, api_doc_path
+):
     task = dev_tasks[3]
     out = subprocess.run(
-        [sys.executable, "-m", "sebench.cli.main", "prompt", "show", task.task_id, "--mode",
-         "open", "--data", str(single_test_dev_path)],
-        capture_output=True, text=True, timeout=120)
+        [
+            sys.executable,
+            "-m",
+            "sebench.cli.main",
+            "prompt",
+            "show",
+            task.task_id,
+            "--mode",
+            "open",
+            "--data",
+            str(single_test_dev_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout == render_text(task, official_lib, PromptMode.OPEN) + "\n"
 
 
 def test_prompt_show_names_an_unknown_task(single_test_dev_path):
     out = subprocess.run(
-        [sys.executable, "-m", "sebench.cli.main", "prompt", "show", "single_test-nope",
-         "--data", str(single_test_dev_path)], capture_output=True, text=True, timeout=120)
+        [
+            sys.executable,
+            "-m",
+            "sebench.cli.main",
+            "prompt",
+            "show",
+            "single_test-nope",
+            "--data",
+            str(single_test_dev_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 2
     assert "no task 'single_test-nope'" in out.stderr

@@ -6,11 +6,13 @@ from sebench.prompts.retrieval import BM25Index, tokenize
 
 
 def test_document_sharing_rare_query_terms_ranks_first():
-    index = BM25Index([
-        "Compute the arithmetic mean along the specified axis.",
-        "Return the cumulative sum of the elements along a given axis.",
-        "Compute the condition number of a matrix.",
-    ])
+    index = BM25Index(
+        [
+            "Compute the arithmetic mean along the specified axis.",
+            "Return the cumulative sum of the elements along a given axis.",
+            "Compute the condition number of a matrix.",
+        ]
+    )
     assert index.search("what is the condition number of this matrix", 1) == [2]
     assert index.search("running cumulative sum of sales", 1) == [1]
 

@@ -11,9 +11,14 @@ from sebench.rollout.hf_local import HFLocalBackend
 
 def _requests(count: int, samples: int = 1) -> list[ChatRequest]:
     return [
-        ChatRequest(task_id=f"t{i}", sample=s, seed=1000 * i + s,
-                    messages=({"role": "user", "content": "Write code. " * (i + 1)},))
-        for i in range(count) for s in range(samples)
+        ChatRequest(
+            task_id=f"t{i}",
+            sample=s,
+            seed=1000 * i + s,
+            messages=({"role": "user", "content": "Write code. " * (i + 1)},),
+        )
+        for i in range(count)
+        for s in range(samples)
     ]
 
 
@@ -74,7 +79,8 @@ def test_thinking_switch_reaches_a_template_that_has_one(backend):
     tokenizer = copy.deepcopy(backend.tokenizer)
     tokenizer.chat_template = (
         "{% for m in messages %}{{ m['content'] }}{% endfor %}"
-        "{% if enable_thinking is defined and not enable_thinking %}<no-think>{% endif %}")
+        "{% if enable_thinking is defined and not enable_thinking %}<no-think>{% endif %}"
+    )
     thinking = HFLocalBackend(backend.model, tokenizer)
     messages = [{"role": "user", "content": "hi"}]
     off = tokenizer.decode(thinking.prompt_ids(messages, enable_thinking=False))

@@ -14,15 +14,20 @@ FAST = {"backoff_s": 0.01, "backoff_max_s": 0.05}
 
 def _requests(count: int) -> list[ChatRequest]:
     return [
-        ChatRequest(task_id=f"t{i}", sample=0, seed=100 + i,
-                    messages=({"role": "user", "content": f"task {i}"},))
+        ChatRequest(
+            task_id=f"t{i}",
+            sample=0,
+            seed=100 + i,
+            messages=({"role": "user", "content": f"task {i}"},),
+        )
         for i in range(count)
     ]
 
 
 def _backend(*servers: ChatServer, **overrides) -> OpenAICompatBackend:
-    config = OpenAIConfig(model="scripted", base_urls=tuple(s.url for s in servers),
-                          **{**FAST, **overrides})
+    config = OpenAIConfig(
+        model="scripted", base_urls=tuple(s.url for s in servers), **{**FAST, **overrides}
+    )
     return OpenAICompatBackend(config)
 
 
@@ -59,8 +64,7 @@ def test_rate_limit_is_retried_after_the_servers_retry_after():
 
     with ChatServer(limited) as server:
         start = time.monotonic()
-        [completion] = _backend(server, backoff_max_s=5.0).generate(_requests(1),
-                                                                    SamplingConfig())
+        [completion] = _backend(server, backoff_max_s=5.0).generate(_requests(1), SamplingConfig())
         waited = time.monotonic() - start
     assert completion.error is None
     assert waited >= 0.3
@@ -112,8 +116,9 @@ def test_load_is_spread_over_several_servers():
         return reply
 
     with ChatServer(slowish) as first, ChatServer(slowish) as second:
-        done = list(_backend(first, second, concurrency=4).generate(_requests(20),
-                                                                    SamplingConfig()))
+        done = list(
+            _backend(first, second, concurrency=4).generate(_requests(20), SamplingConfig())
+        )
     assert len(done) == 20
     assert len(first.requests) >= 5 and len(second.requests) >= 5
     assert len(first.requests) + len(second.requests) == 20

@@ -20,8 +20,18 @@ from sebench.rollout.openai_compat import OpenAICompatBackend, OpenAIConfig
 from sebench.rollout.runner import RolloutConfig, meta_path, rollout, sample_seed
 from tests.helpers.chat_server import ChatServer, Reply, echo_answer
 
-ROW_FIELDS = {"task_id", "sample", "mode", "model", "response", "finish_reason", "truncated",
-              "completion_tokens", "latency_s", "seed"}
+ROW_FIELDS = {
+    "task_id",
+    "sample",
+    "mode",
+    "model",
+    "response",
+    "finish_reason",
+    "truncated",
+    "completion_tokens",
+    "latency_s",
+    "seed",
+}
 
 
 def _backend(server: ChatServer, model: str = "scripted", **overrides) -> OpenAICompatBackend:
@@ -41,9 +51,11 @@ def test_one_row_per_task_mode_and_sample_with_eval_fields(tmp_path, official_li
     rows = read_jsonl(out)
     assert summary.generated == len(rows) == 3 * 2 * 2
     assert len(set(_keys(rows))) == 12
-    assert all(ROW_FIELDS <= row.keys() for row in rows)
+    assert all(row.keys() >= ROW_FIELDS for row in rows)
     assert {r["model"] for r in rows} == {"scripted"}
-    assert {r["temperature"] for r in rows} == {0.6} and {r["max_new_tokens"] for r in rows} == {8192}
+    assert {r["temperature"] for r in rows} == {0.6} and {r["max_new_tokens"] for r in rows} == {
+        8192
+    }
     meta = json.loads(meta_path(out).read_text())
     assert meta["model"] == "scripted" and meta["config"]["samples"] == 2
     assert "versions" in meta
@@ -78,8 +90,9 @@ def test_failed_samples_are_recorded_then_retried_on_rerun(tmp_path, official_li
         return Reply(status=500) if broken["on"] else echo_answer(body, attempt)
 
     with ChatServer(script) as server:
-        first = rollout(dev_tasks, official_lib, _backend(server, max_retries=1), out,
-                        RolloutConfig(limit=2))
+        first = rollout(
+            dev_tasks, official_lib, _backend(server, max_retries=1), out, RolloutConfig(limit=2)
+        )
         assert first.errors == 2
         assert all(r["error"] and r["finish_reason"] == "error" for r in read_jsonl(out))
         broken["on"] = False
@@ -94,25 +107,38 @@ def test_rerun_with_another_model_is_refused(tmp_path, official_lib, dev_tasks):
     with ChatServer() as server:
         rollout(dev_tasks, official_lib, _backend(server), out, RolloutConfig(limit=1))
         with pytest.raises(InputError, match="already holds responses of model 'scripted'"):
-            rollout(dev_tasks, official_lib, _backend(server, model="other"), out,
-                    RolloutConfig(limit=1))
+            rollout(
+                dev_tasks,
+                official_lib,
+                _backend(server, model="other"),
+                out,
+                RolloutConfig(limit=1),
+            )
 
 
 def test_subset_and_limit_select_the_tasks(tmp_path, official_lib, dev_tasks):
     out = tmp_path / "responses.jsonl"
     chosen = frozenset(t.task_id for t in dev_tasks[10:20])
     with ChatServer() as server:
-        rollout(dev_tasks, official_lib, _backend(server), out,
-                RolloutConfig(subset=chosen, limit=4))
+        rollout(
+            dev_tasks, official_lib, _backend(server), out, RolloutConfig(subset=chosen, limit=4)
+        )
     assert [r["task_id"] for r in sorted(read_jsonl(out), key=lambda r: r["task_id"])] == sorted(
-        t.task_id for t in dev_tasks[10:14])
+        t.task_id for t in dev_tasks[10:14]
+    )
 
 
 def test_progress_reports_every_sample(tmp_path, official_lib, dev_tasks):
     seen = []
     with ChatServer() as server:
-        rollout(dev_tasks, official_lib, _backend(server), tmp_path / "r.jsonl",
-                RolloutConfig(limit=3), on_progress=seen.append)
+        rollout(
+            dev_tasks,
+            official_lib,
+            _backend(server),
+            tmp_path / "r.jsonl",
+            RolloutConfig(limit=3),
+            on_progress=seen.append,
+        )
     assert [p.done for p in seen] == [0, 1, 2, 3] and seen[-1].total == 3
 
 
@@ -125,12 +151,29 @@ def test_killed_run_resumes_without_duplicates_or_losses(tmp_path, single_test_d
         return reply
 
     with ChatServer(slow) as server:
-        command = [sys.executable, "-m", "sebench.cli.main", "rollout", "--backend", "openai",
-                   "--model", "scripted", "--base-url", server.url, "--data",
-                   str(single_test_dev_path), "--limit", "30", "--concurrency", "2",
-                   "--out", str(out)]
-        child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                 start_new_session=True)
+        command = [
+            sys.executable,
+            "-m",
+            "sebench.cli.main",
+            "rollout",
+            "--backend",
+            "openai",
+            "--model",
+            "scripted",
+            "--base-url",
+            server.url,
+            "--data",
+            str(single_test_dev_path),
+            "--limit",
+            "30",
+            "--concurrency",
+            "2",
+            "--out",
+            str(out),
+        ]
+        child = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+        )
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             if out.exists() and len(out.read_bytes().splitlines()) >= 5:

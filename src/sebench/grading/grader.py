@@ -95,10 +95,10 @@ class Grader:
 
     # -- grading -----------------------------------------------------------------------------
     def grade(self, task: Task, response: str | None) -> Verdict:
-        prepared = self.prepare(task, response)
+        prepared = self._prepare_safely(task, response)
         if prepared.verdict is not None:
             return prepared.verdict
-        return self.judge(task, prepared, self.execute(prepared.job))
+        return self._run_and_judge(task, prepared)
 
     def grade_many(
         self,
@@ -122,7 +122,7 @@ class Grader:
                         exhausted = True
                         break
                     task, response = item[0], item[1]
-                    prepared = self.prepare(task, response)
+                    prepared = self._prepare_safely(task, response)
                     if prepared.verdict is not None:
                         backlog.append((item, prepared.verdict))
                         if len(backlog) >= limit:
@@ -147,8 +147,18 @@ class Grader:
                         on_result(item, verdict)
                     yield item, verdict
 
+    def _prepare_safely(self, task: Task, response: str | None) -> Prepared:
+        try:
+            return self.prepare(task, response)
+        except Exception as exc:  # a grader bug on one response must not end a long run
+            return Prepared(_infra_error("static checks", exc))
+
     def _run_and_judge(self, task: Task, prepared: Prepared) -> Verdict:
-        return self.judge(task, prepared, self.execute(prepared.job))
+        execution = self.execute(prepared.job)
+        try:
+            return self.judge(task, prepared, execution)
+        except Exception as exc:
+            return _infra_error("judging", exc)
 
     def execute(self, job: Job) -> Execution:
         from sebench.grading.sandbox import Execution
@@ -172,7 +182,8 @@ class Grader:
                 Verdict(VerdictKind.SYNTAX_ERROR, line=exc.lineno, detail=_short(exc.msg or ""))
             )
         except (ValueError, RecursionError, MemoryError) as exc:
-            return Prepared(Verdict(VerdictKind.SYNTAX_ERROR, detail=_short(str(exc))))
+            detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            return Prepared(Verdict(VerdictKind.SYNTAX_ERROR, detail=_short(detail)))
         try:
             calls_library = calls_library_in_functions(tree, self.table)
             refusals = find_refusals(tree, self.table.package)
@@ -252,6 +263,10 @@ class Grader:
                     detail=_short(f"printed {_clip(case.printed)}"),
                 )
         return Verdict(VerdictKind.CORRECT)
+
+
+def _infra_error(stage: str, exc: Exception) -> Verdict:
+    return Verdict(VerdictKind.INFRA_ERROR, detail=_short(f"{stage}: {type(exc).__name__}: {exc}"))
 
 
 def _no_library_static(refusal: Refusal | None) -> Verdict:

@@ -167,6 +167,11 @@ def load_tasks(data: Sequence[str | Path]) -> dict[str, Task]:
                     found += sources.load(name, location)
                 except SebenchError:
                     continue
+            if not found:  # no official layout: every JSONL whose name announces a split
+                for path in sorted(location.glob("*.jsonl")):
+                    named = sources.infer_split(path)
+                    if named is not None:
+                        found += sources.load(named, path)
             if not found:
                 raise SebenchError(f"--data {location}: no split files found in this folder")
         else:

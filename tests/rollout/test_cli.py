@@ -1,0 +1,131 @@
+"""`sebench rollout` and `sebench run` as a user runs them (real subprocesses)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from sebench.jsonl import read_jsonl
+from tests.helpers.chat_server import ChatServer
+
+# One BLAS thread: on a small shared CPU, torch's thread pool spinning against other
+# processes makes generation many times slower.
+ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
+
+
+def _sebench(*args: str, timeout: int = 600, env=None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "sebench.cli.main", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env or ENV,
+    )
+
+
+def test_rollout_against_a_server_sends_the_api_key_from_the_environment(
+    tmp_path, single_test_dev_path
+):
+    out = tmp_path / "responses.jsonl"
+    with ChatServer() as server:
+        done = _sebench(
+            "rollout",
+            "--backend",
+            "openai",
+            "--model",
+            "served",
+            "--base-url",
+            server.url,
+            "--data",
+            str(single_test_dev_path),
+            "--limit",
+            "3",
+            "--mode",
+            "closed",
+            "--mode",
+            "open",
+            "--samples",
+            "2",
+            "--api-key-env",
+            "MY_KEY",
+            "--out",
+            str(out),
+            env={**ENV, "MY_KEY": "sk-test-123"},
+        )
+    assert done.returncode == 0, done.stderr
+    rows = read_jsonl(out)
+    assert len(rows) == 12 and {r["mode"] for r in rows} == {"closed", "open"}
+    assert {h.get("authorization") for h in server.headers} == {"Bearer sk-test-123"}
+    meta = json.loads((tmp_path / "responses.meta.json").read_text())
+    assert "sk-test-123" not in json.dumps(meta)  # the key is never written down
+
+
+def test_rollout_with_an_unreachable_server_records_every_failure(tmp_path, single_test_dev_path):
+    out = tmp_path / "responses.jsonl"
+    done = _sebench(
+        "rollout",
+        "--backend",
+        "openai",
+        "--model",
+        "served",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--max-retries",
+        "1",
+        "--data",
+        str(single_test_dev_path),
+        "--limit",
+        "2",
+        "--out",
+        str(out),
+    )
+    assert done.returncode == 0, done.stderr
+    rows = read_jsonl(out)
+    assert len(rows) == 2 and all("APIConnectionError" in r["error"] for r in rows)
+    assert "failed for good" in done.stderr
+
+
+def test_run_grades_the_model_and_the_reference_agents_in_one_table(
+    tmp_path, single_test_dev_path, tiny_model
+):
+    out = tmp_path / "run"
+    done = _sebench(
+        "run",
+        "--model",
+        str(tiny_model),
+        "--data",
+        str(single_test_dev_path),
+        "--tasks",
+        "6",
+        "--max-new-tokens",
+        "6",
+        "--out",
+        str(out),
+    )
+    assert done.returncode == 0, done.stderr
+    rows = {r["system"]: r for r in json.loads((out / "summary.json").read_text())["rows"]}
+    assert set(rows) == {"tiny-model", "oracle", "numpy-agent", "plain-python-agent"}
+    assert all(r["samples"] == 6 for r in rows.values())
+    assert rows["oracle"]["official"]["acc"] >= 0.5
+    assert rows["numpy-agent"]["official"]["acc"] == 0.0
+    assert rows["numpy-agent"]["verdicts"]["correct"] == 0
+    assert rows["plain-python-agent"]["verdicts"]["no_library"] == 6
+    assert rows["tiny-model"]["truncated"] == 6
+    markdown = (out / "summary.md").read_text()
+    assert sum(line.startswith("| ") for line in markdown.splitlines()) == 5  # header + 4
+    assert "oracle" in done.stdout
+
+
+@pytest.mark.slow
+def test_default_run_finishes_on_a_cpu_with_smollm(tmp_path, single_test_dev_path):
+    # The README's first command: SmolLM2-135M-Instruct on 8 tasks next to the agents.
+    out = tmp_path / "run"
+    done = _sebench("run", "--data", str(single_test_dev_path), "--out", str(out), timeout=900)
+    assert done.returncode == 0, done.stderr
+    rows = json.loads((out / "summary.json").read_text())["rows"]
+    assert [r["system"] for r in rows][1:] == ["oracle", "numpy-agent", "plain-python-agent"]
+    assert all(r["samples"] == 8 for r in rows)
