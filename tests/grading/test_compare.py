@@ -77,3 +77,44 @@ def test_every_expected_output_of_the_dev_set_parses(dev_tasks):
         for expected in task.expected:
             parse_print(expected)
             assert outputs_match(expected, expected)
+
+
+def test_keyword_arguments_of_a_named_print_are_compared():
+    expected = "SlogdetResult(sign=np.float64(1.0), logabsdet=np.float64(0.6931471805599453))"
+    assert outputs_match("SlogdetResult(sign=1.0, logabsdet=0.693)", expected)
+    assert outputs_match("SlogdetResult(logabsdet=0.69, sign=1)", expected)  # by keyword
+    assert not outputs_match("SlogdetResult(sign=-1.0, logabsdet=99.0)", expected)
+    assert not outputs_match("SlogdetResult(sign=1.0, logabsdet=0.2)", expected)
+    assert not outputs_match("SlogdetResult(sign=1.0)", expected)
+    assert not outputs_match("SlogdetResult(sign=1.0, logabsdet=0.69, extra=0)", expected)
+    assert not outputs_match("SlogdetResult(1.0, 0.69)", expected)
+
+
+def test_only_the_dtype_of_an_array_print_is_ignored():
+    assert outputs_match("array([1, 2], dtype=int32)", "[1 2]")
+    assert outputs_match("ZWCArray([1., 2.], dtype=float32)", "array([1., 2.])")
+    assert not outputs_match("array([], shape=(0, 3), dtype=float64)", "[]")
+    assert outputs_match(
+        "array([], shape=(0, 3), dtype=float64)", "array([], shape=(0, 3), dtype=float32)"
+    )
+
+
+def test_a_print_far_longer_than_the_expected_one_is_wrong_without_parsing(monkeypatch):
+    from sebench.grading import compare
+
+    def refuse(text):
+        raise AssertionError("the long printed text was parsed")
+
+    hostile = "[" + ", ".join(["1.0"] * 40_000) + "]"
+    monkeypatch.setattr(compare, "parse_print", refuse)
+    assert not outputs_match(hostile, "[1.0, 2.0]")
+    assert not outputs_match("[1.0" + ",      " * 12_000 + "]", "[1.0]")
+
+
+def test_printed_outputs_are_not_cached_expected_ones_are():
+    from sebench.grading import compare
+
+    compare._parse_expected.cache_clear()
+    for index in range(50):
+        outputs_match(f"[{index}.5, 2]", "[1.0, 2.0]")
+    assert compare._parse_expected.cache_info().currsize == 1

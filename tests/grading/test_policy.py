@@ -1,5 +1,6 @@
 import ast
 import json
+import warnings
 
 import pytest
 
@@ -58,6 +59,41 @@ def rule_of(code: str) -> str | None:
         ),
         ("class A:\n    grab = __import__\n    __import__ = None", "dunder-name"),
         ("class A:\n    __builtins__ = 1\n    x = __builtins__", "dunder-name"),
+        # the allowlist: modules that hand out eval, sys.modules or objects by a string name
+        ("import pydoc", "forbidden-module"),
+        ("import rlcompleter", "forbidden-module"),
+        ("import concurrent.futures", "forbidden-module"),
+        ("import sys.monitoring", "forbidden-module"),
+        # capabilities reached through allowed modules, on any object
+        ("import enum\nf = enum.bltns.eval", "capability-attribute"),
+        ("import dataclasses\nf = dataclasses.builtins", "capability-attribute"),
+        ("import dataclasses\nf = dataclasses.inspect.getattr_static", "capability-attribute"),
+        ("from dataclasses import inspect", "capability-attribute"),
+        ("import typing\nt = typing.sys", "capability-attribute"),
+        ("import json\nc = json.codecs", "capability-attribute"),
+        ("import string\nv = string.Formatter().get_field('0', (1,), {})", "capability-attribute"),
+        ("import typing\nh = typing.get_type_hints(f)", "capability-attribute"),
+        ("from typing import get_type_hints", "capability-attribute"),
+        ("from functools import singledispatch", "capability-attribute"),
+        ("import enum\nenum.global_enum(E)", "capability-attribute"),
+        ("x = obj.exec", "capability-attribute"),
+        ("x = getattr(obj, 'builtins')", "capability-attribute"),
+        ("import operator\nf = operator.attrgetter('inspect.stack')", "capability-attribute"),
+        ("match x:\n    case object(builtins=b):\n        pass", "capability-attribute"),
+        # string annotations are code (typing.get_type_hints evals them)
+        ("def f(x: \"__import__('os')\"):\n    pass", "dunder-name"),
+        ("def f(x) -> 'List[\"vars()\"]':\n    pass", "namespace-access"),
+        ("y: 'exec(s)' = 1", "dynamic-code"),
+        # sys: constants and limits only
+        ("import sys\nm = sys", "sys-use"),
+        ("import sys\ns = string.Formatter().vformat('{0.version}', (sys,), {})", "sys-use"),
+        ("import sys as s\nm = s.monitoring", "capability-attribute"),
+        ("import sys\nf = sys.call_tracing", "capability-attribute"),
+        ("import sys\np = sys.path", "sys-use"),
+        ("from sys import path", "sys-use"),
+        ("match sys:\n    case object(version=v):\n        pass\nimport sys", "sys-use"),
+        # a dunder name as a string is a computed attribute name
+        ("functools.update_wrapper(box, f, assigned=('__globals__',))", "dunder-string"),
     ],
 )
 def test_policy_refuses_each_trick_under_its_named_rule(code, rule):
@@ -70,6 +106,15 @@ def test_policy_refuses_each_trick_under_its_named_rule(code, rule):
         "import zwc\n\ndef f(x):\n    return zwc.kocito(x)",
         "from zwc import rfx\nimport zwc as z\n\ndef f(a):\n    return rfx.quvohe(z.yitaf(a))",
         "import math, itertools, functools, collections, statistics, sys\nx = sys.maxsize",
+        "import sys\nsys.setrecursionlimit(10000)\nfrom sys import maxsize",
+        "from collections.abc import Sequence\nfrom typing import List, Optional",
+        "import re, json, heapq, bisect, copy, fractions, decimal, random, operator, string",
+        "import datetime, numbers, enum, dataclasses, array, struct, textwrap, cmath, abc",
+        "import re\npattern = re.compile(r'\\d+')",
+        "def f(x: 'List[int]') -> 'Optional[float]':\n    return None",
+        "class Stack:\n    def __init__(self):\n        self.stack = []\n    def push(self, v):\n"
+        "        self.stack.append(v)",
+        "if __name__ == '__main__':\n    pass",
         "from __future__ import annotations\nimport typing",
         "def f(x):\n    '''Uses numpy-like broadcasting.'''\n    return [v * 2 for v in x]",
         "if __name__ == '__main__':\n    print(1)",
@@ -82,6 +127,59 @@ def test_policy_refuses_each_trick_under_its_named_rule(code, rule):
 )
 def test_policy_allows_ordinary_code(code):
     assert rule_of(code) is None
+
+
+_DANGEROUS_BUILTINS = (
+    "eval exec compile open getattr setattr delattr __import__ globals locals vars"
+)
+
+
+def test_no_public_attribute_path_from_an_allowed_module_leads_out_unrefused():
+    """Walk every public attribute of the allowed modules (and of their classes and submodules):
+    a path to a module outside the allowlist, to `sys`, or to a builtin that runs code or reads
+    attributes by name must pass through an attribute name the policy refuses."""
+    import builtins
+    import importlib
+    import types
+
+    from sebench.grading.policy import (
+        ALLOWED_MODULES,
+        CAPABILITY_ATTRIBUTES,
+        IMPORT_TABLE_ATTRIBUTES,
+        INTROSPECTION_ATTRIBUTES,
+    )
+
+    refused = CAPABILITY_ATTRIBUTES | IMPORT_TABLE_ATTRIBUTES | INTROSPECTION_ATTRIBUTES
+    dangerous = {id(getattr(builtins, name)) for name in _DANGEROUS_BUILTINS.split()}
+    allowed = ALLOWED_MODULES - {"sys", "__future__"}
+    queue = [(importlib.import_module(name), name, 0) for name in sorted(allowed)]
+    seen: set[int] = set()
+    leaks = []
+    while queue:
+        holder, path, depth = queue.pop()
+        if id(holder) in seen or depth > 4:
+            continue
+        seen.add(id(holder))
+        for name in dir(holder):
+            if name.startswith("_") or name in refused:
+                continue
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", DeprecationWarning)  # typing.re, typing.io
+                    value = getattr(holder, name)
+            except Exception:  # a lazy attribute that fails: nothing handed out
+                continue
+            where = f"{path}.{name}"
+            if isinstance(value, types.ModuleType):
+                if value.__name__.split(".")[0] not in allowed:
+                    leaks.append(f"{where} is the module {value.__name__}")
+                    continue
+            elif id(value) in dangerous:
+                leaks.append(f"{where} is the builtin {name}")
+                continue
+            if isinstance(value, types.ModuleType | type):
+                queue.append((value, where, depth + 1))
+    assert not leaks, leaks
 
 
 def test_numpy_refusal_wins_on_the_same_line():

@@ -100,10 +100,13 @@ def test_operators_and_their_reflections_return_arrays(zwc: ModuleType, A) -> No
     assert str(1 - a) == "[ 0. -1.]" and str(2**a) == "[2. 4.]"
 
 
-def test_a_numpy_scalar_times_an_array_stays_wrapped(zwc: ModuleType, A) -> None:
+def test_scalar_results_are_python_scalars_and_times_an_array_stay_wrapped(
+    zwc: ModuleType, A
+) -> None:
     scalar = zwc.kocito(A([1.0, 3.0]))
-    assert type(scalar) is np.float64  # scalars come back unchanged, as officially
+    assert type(scalar) is float  # officially np.float64, with every NumPy method
     assert isinstance(scalar * A([1.0, 2.0]), zwc.ZWCArray)
+    assert isinstance(np.float64(2.0) * A([1.0, 2.0]), zwc.ZWCArray)
 
 
 def test_numpy_accepts_arrays_through_array_with_dtype_and_copy(A) -> None:

@@ -2,9 +2,8 @@
 NumPy, a raw array or the name table (the official library's escape hatches are closed).
 
 What this does NOT cover (documented in docs/library.md): deeper dunder chains such as
-`__closure__`, `__traceback__` frames, `gc` or `object.__subclasses__()`, `__array__()` itself,
-and NumPy scalars, which come back unchanged as officially; the grader's static policy and OS
-sandbox handle those.
+`__closure__`, `__traceback__` frames, `gc` or `object.__subclasses__()` and `__array__()`
+itself; the grader's static policy and OS sandbox handle those.
 """
 
 from __future__ import annotations
@@ -92,6 +91,18 @@ ATTEMPTS = [
     "zwc.ZWCArray([1, 2])",
     "zwc.ZWCArray.__module__",
     "type(zwc.rfx.memac(m))._make.__globals__",
+    # NumPy scalars and dtypes (hole 8 of the red team)
+    "zwc.kocito(arr)",
+    "zwc.cobodi([0])",
+    "zwc.rfx.memac(m).eigenvalues[0]",
+    "arr.dtype",
+    "arr.dtype.type",
+    "arr.dtype.__class__.__dict__",
+    "type(arr.dtype)._zwc_dtype",
+    "copy.copy(arr.dtype)",
+    "zwc.yitaf([1, 2], dtype=arr.dtype)",
+    "list(zwc.yitaf([zwc.yitaf([1, 2]), zwc.yitaf([1, 2, 3])], dtype=object))",
+    "zwc.yitaf([zwc.yitaf([1, 2]), zwc.yitaf([1, 2, 3])], dtype=object)[0]",
 ]
 
 NOT_LEAKS = ("vars(arr)",)
@@ -105,6 +116,12 @@ def _leaks(value: Any, depth: int = 0) -> str | None:
         return "a raw ndarray"
     if isinstance(value, np.vectorize):
         return "a raw vectorize object"
+    if isinstance(value, np.generic):
+        return f"a NumPy scalar {type(value).__name__}"
+    if isinstance(value, np.dtype):
+        return "a NumPy dtype"
+    if isinstance(value, type) and value.__module__.startswith("numpy"):
+        return f"the NumPy class {value.__name__}"
     if (
         getattr(value, "__module__", "")
         and str(getattr(value, "__module__", "")).startswith("numpy")
@@ -152,4 +169,5 @@ def test_attempt_hands_out_nothing(attempt: str, zwc: ModuleType) -> None:
 
 def test_the_leak_check_itself_catches_a_raw_array_and_numpy() -> None:
     assert _leaks(np.zeros(2)) and _leaks(np) and _leaks({"x": [np.zeros(1)]})
+    assert _leaks(np.float64(1.0)) and _leaks(np.dtype(int)) and _leaks(np.float64)
     assert _leaks((("mean", "kocito"),))

@@ -39,11 +39,23 @@ def _call(function: Any, constructor: Any, numpy_name: str, args_text: str) -> A
     return result
 
 
+def _library_form(theirs: Any) -> Any:
+    """What the library makes of a NumPy result: NumPy scalars become Python scalars (datetime,
+    timedelta and void scalars 0-d arrays), dtypes the library's dtype (compared by ==)."""
+    if isinstance(theirs, np.datetime64 | np.timedelta64 | np.void):
+        return np.asarray(theirs)
+    if isinstance(theirs, np.generic):
+        return theirs.item()
+    return theirs
+
+
 def _same(ours: Any, theirs: Any, zwc: ModuleType, path: str = "result") -> None:
-    """Equal values and matching kinds: arrays wrapped, scalars unchanged, containers kept."""
+    """Equal values and matching kinds: arrays wrapped, scalars Python ones, containers kept."""
+    theirs = _library_form(theirs)
     if isinstance(theirs, np.ndarray):
         assert isinstance(ours, zwc.ZWCArray), f"{path}: {type(ours).__name__} is not wrapped"
         assert ours.shape == theirs.shape and ours.dtype == theirs.dtype, path
+        assert str(ours.dtype) == str(theirs.dtype), path
         np.testing.assert_array_equal(np.asarray(ours), theirs, err_msg=path)
         assert str(ours) == str(theirs), path
     elif isinstance(theirs, tuple):
@@ -53,13 +65,16 @@ def _same(ours: Any, theirs: Any, zwc: ModuleType, path: str = "result") -> None
             assert ours._fields == theirs._fields, path
         for i, (a, b) in enumerate(zip(ours, theirs, strict=True)):
             _same(a, b, zwc, f"{path}[{i}]")
+    elif isinstance(theirs, np.dtype):
+        assert type(ours).__name__ == "dtype" and ours == theirs, path
+        assert str(ours) == str(theirs) and repr(ours) == repr(theirs), path
     elif isinstance(theirs, list):
         assert isinstance(ours, list) and len(ours) == len(theirs), path
         for i, (a, b) in enumerate(zip(ours, theirs, strict=True)):
             _same(a, b, zwc, f"{path}[{i}]")
     else:
         assert type(ours) is type(theirs), f"{path}: {type(ours)} vs {type(theirs)}"
-        if isinstance(theirs, float | np.floating) and np.isnan(theirs):
+        if isinstance(theirs, float) and np.isnan(theirs):
             assert np.isnan(ours), path
         else:
             assert ours == theirs, path

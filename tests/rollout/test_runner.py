@@ -195,3 +195,51 @@ def test_killed_run_resumes_without_duplicates_or_losses(tmp_path, single_test_d
 
 def test_default_sampling_is_the_official_one():
     assert SamplingConfig().temperature == 0.6 and SamplingConfig().max_new_tokens == 8192
+
+
+def test_ctrl_c_exits_at_once_and_keeps_finished_rows(tmp_path, single_test_dev_path):
+    out = tmp_path / "responses.jsonl"
+
+    def script(body, attempt):
+        reply = echo_answer(body, attempt)
+        # the first few answers come fast, the rest hang far beyond the test's patience
+        reply.delay_s = 0.0 if len(server.requests) <= 3 else 60.0
+        return reply
+
+    with ChatServer(script) as server:
+        child = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "sebench.cli.main",
+                "rollout",
+                "--backend",
+                "openai",
+                "--model",
+                "scripted",
+                "--base-url",
+                server.url,
+                "--data",
+                str(single_test_dev_path),
+                "--limit",
+                "10",
+                "--concurrency",
+                "1",
+                "--out",
+                str(out),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        deadline = time.monotonic() + 120
+        while len(server.requests) < 4 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        child.send_signal(signal.SIGINT)
+        start = time.monotonic()
+        _, stderr = child.communicate(timeout=30)
+        took = time.monotonic() - start
+    assert child.returncode == 130, stderr
+    assert took < 10  # not held up by the request still in flight
+    assert "rerun the same command to resume" in stderr
+    assert len(read_jsonl(out)) == 3

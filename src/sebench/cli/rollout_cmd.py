@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -161,6 +161,19 @@ class ProgressBar:
         self.progress.stop()
 
 
+def stop_on_interrupt(console: Console, saved: Path) -> NoReturn:
+    """Ctrl-C: say what is kept and exit 130.
+
+    typer turns Ctrl-C into a return value that main() drops under standalone_mode=False, so
+    the command sets the exit code itself.
+    """
+    console.print(
+        f"[yellow]interrupted: every finished sample is saved in {saved}; rerun the "
+        "same command to resume[/]"
+    )
+    raise SystemExit(130) from None
+
+
 def describe(summary: RolloutSummary) -> str:
     text = (
         f"{summary.path}: {summary.generated} generated, {summary.resumed} already there, "
@@ -296,6 +309,8 @@ def register(app: typer.Typer) -> None:
                     on_progress=bar,
                     extra_meta={"backend": str(chosen), "split": chosen_split, "data": data},
                 )
+        except KeyboardInterrupt:
+            stop_on_interrupt(console, out)
         finally:
             engine.close()
         console.print(describe(summary))

@@ -30,6 +30,7 @@ from sebench.cli.rollout_cmd import (
     describe,
     make_backend,
     resolve_library,
+    stop_on_interrupt,
 )
 from sebench.prompts.modes import PromptMode
 
@@ -218,76 +219,79 @@ def register(app: typer.Typer) -> None:
             sandbox=SandboxConfig(workers=workers, allow_unisolated=allow_unisolated)
         )
         cells: list[Cell] = []
-        for split_name in splits:
-            split_tasks = _sample_tasks(load(split_name, data), task_count, seed)
-            systems: list[tuple[BackendKind, tuple[PromptMode, ...]]] = [
-                (backend, modes[:1] if backend in AGENTS else modes)
-            ]
-            if agents:
-                systems += [(agent, modes[:1]) for agent in AGENTS if agent != backend]
-            for kind, system_modes in systems:
-                engine = make_backend(
-                    kind,
-                    model=model,
-                    tasks=split_tasks,
-                    library=library,
-                    base_urls=base_url or [],
-                    api_key_env=api_key_env,
-                    concurrency=concurrency,
-                    timeout_s=timeout,
-                    max_retries=max_retries,
-                    batch_size=batch_size,
-                    device=device,
-                )
-                try:
-                    for prompt_mode in system_modes:
-                        name = f"{_slug(engine.model_name)}.{split_name}.{prompt_mode}"
-                        responses = folder / "responses" / f"{name}.jsonl"
-                        config = RolloutConfig(
-                            modes=(prompt_mode,), samples=samples, seed=seed, sampling=sampling
-                        )
-                        with ProgressBar(
-                            console, f"{engine.model_name} {split_name} {prompt_mode}"
-                        ) as bar:
-                            summary = rollout(
-                                split_tasks,
-                                library,
-                                engine,
+        try:
+            for split_name in splits:
+                split_tasks = _sample_tasks(load(split_name, data), task_count, seed)
+                systems: list[tuple[BackendKind, tuple[PromptMode, ...]]] = [
+                    (backend, modes[:1] if backend in AGENTS else modes)
+                ]
+                if agents:
+                    systems += [(agent, modes[:1]) for agent in AGENTS if agent != backend]
+                for kind, system_modes in systems:
+                    engine = make_backend(
+                        kind,
+                        model=model,
+                        tasks=split_tasks,
+                        library=library,
+                        base_urls=base_url or [],
+                        api_key_env=api_key_env,
+                        concurrency=concurrency,
+                        timeout_s=timeout,
+                        max_retries=max_retries,
+                        batch_size=batch_size,
+                        device=device,
+                    )
+                    try:
+                        for prompt_mode in system_modes:
+                            name = f"{_slug(engine.model_name)}.{split_name}.{prompt_mode}"
+                            responses = folder / "responses" / f"{name}.jsonl"
+                            config = RolloutConfig(
+                                modes=(prompt_mode,), samples=samples, seed=seed, sampling=sampling
+                            )
+                            with ProgressBar(
+                                console, f"{engine.model_name} {split_name} {prompt_mode}"
+                            ) as bar:
+                                summary = rollout(
+                                    split_tasks,
+                                    library,
+                                    engine,
+                                    responses,
+                                    config,
+                                    on_progress=bar,
+                                    extra_meta={
+                                        "backend": str(kind),
+                                        "split": split_name,
+                                        "data": data,
+                                    },
+                                )
+                            console.print(describe(summary))
+                            graded = evaluate(
                                 responses,
-                                config,
-                                on_progress=bar,
-                                extra_meta={
-                                    "backend": str(kind),
-                                    "split": split_name,
-                                    "data": data,
-                                },
+                                folder / "results" / f"{name}.jsonl",
+                                folder / "summaries" / f"{name}.json",
+                                library=library,
+                                config=replace(eval_config, data=(f"{split_name}={source}",)),
                             )
-                        console.print(describe(summary))
-                        graded = evaluate(
-                            responses,
-                            folder / "results" / f"{name}.jsonl",
-                            folder / "summaries" / f"{name}.json",
-                            library=library,
-                            config=replace(eval_config, data=(f"{split_name}={source}",)),
-                        )
-                        truncated, failed = _rollout_stats(responses)
-                        cells.append(
-                            Cell(
-                                system=_slug(engine.model_name),
-                                split=split_name,
-                                mode="-" if kind in AGENTS else str(prompt_mode),
-                                samples=graded["samples"],
-                                accuracy=graded["accuracy"],
-                                official=graded["official"],
-                                verdicts=graded["verdicts"],
-                                truncated=truncated,
-                                rollout_errors=failed,
-                                responses=str(responses),
-                                summary=str(folder / "summaries" / f"{name}.json"),
+                            truncated, failed = _rollout_stats(responses)
+                            cells.append(
+                                Cell(
+                                    system=_slug(engine.model_name),
+                                    split=split_name,
+                                    mode="-" if kind in AGENTS else str(prompt_mode),
+                                    samples=graded["samples"],
+                                    accuracy=graded["accuracy"],
+                                    official=graded["official"],
+                                    verdicts=graded["verdicts"],
+                                    truncated=truncated,
+                                    rollout_errors=failed,
+                                    responses=str(responses),
+                                    summary=str(folder / "summaries" / f"{name}.json"),
+                                )
                             )
-                        )
-                finally:
-                    engine.close()
+                    finally:
+                        engine.close()
+        except KeyboardInterrupt:
+            stop_on_interrupt(console, folder)
 
         record = provenance(
             {

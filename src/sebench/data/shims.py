@@ -139,7 +139,7 @@ def {PREFIX}astype(obj, dtype, *args, **kwargs):
                 f"{PREFIX}reshape",
                 f"""
 def {PREFIX}reshape(obj, *shape, **kwargs):
-    if isinstance(obj, LibArray):
+    if isinstance(obj, LibArray) or type(obj) in (int, float, complex, bool):
         if len(shape) == 1:
             shape = shape[0]
         return @reshape@(obj, shape, **kwargs)
@@ -150,7 +150,7 @@ def {PREFIX}reshape(obj, *shape, **kwargs):
                 f"{PREFIX}transpose",
                 f"""
 def {PREFIX}transpose(obj, *axes):
-    if isinstance(obj, LibArray):
+    if isinstance(obj, LibArray) or type(obj) in (int, float, complex, bool):
         if len(axes) == 1:
             axes = axes[0]
         return @transpose@(obj, axes or None)
@@ -161,7 +161,7 @@ def {PREFIX}transpose(obj, *axes):
                 f"{PREFIX}flatten",
                 f"""
 def {PREFIX}flatten(obj, *args, **kwargs):
-    if isinstance(obj, LibArray):
+    if isinstance(obj, LibArray) or type(obj) in (int, float, complex, bool):
         return @copy@(@ravel@(obj, *args, **kwargs))
     return obj.flatten(*args, **kwargs)
 """,
@@ -170,7 +170,7 @@ def {PREFIX}flatten(obj, *args, **kwargs):
                 f"{PREFIX}compress",
                 f"""
 def {PREFIX}compress(obj, condition, *args, **kwargs):
-    if isinstance(obj, LibArray):
+    if isinstance(obj, LibArray) or type(obj) in (int, float, complex, bool):
         return @compress@(condition, obj, *args, **kwargs)
     return obj.compress(condition, *args, **kwargs)
 """,
@@ -246,22 +246,78 @@ def {PREFIX}mT(obj):
                 f"{PREFIX}itemsize",
                 f"""
 def {PREFIX}itemsize(obj):
-    return obj.dtype.itemsize if isinstance(obj, LibArray) else obj.itemsize
+    if isinstance(obj, LibArray) or type(obj) in (int, float, complex, bool):
+        return @asarray@(obj).dtype.itemsize
+    return obj.itemsize
 """,
             ),
             Shim(
                 f"{PREFIX}nbytes",
                 f"""
 def {PREFIX}nbytes(obj):
-    return obj.size * obj.dtype.itemsize if isinstance(obj, LibArray) else obj.nbytes
+    if isinstance(obj, LibArray) or type(obj) in (int, float, complex, bool):
+        return @asarray@(obj).size * @asarray@(obj).dtype.itemsize
+    return obj.nbytes
 """,
             ),
-            # NumPy scalar types and dtypes, exactly: a dtype's `.type` is NumPy's own scalar class
+            # attributes NumPy scalars have and the Python scalars the library returns lack
+            Shim(
+                f"{PREFIX}ndim",
+                f"""
+def {PREFIX}ndim(obj):
+    return 0 if type(obj) in (int, float, complex, bool) else obj.ndim
+""",
+            ),
+            Shim(
+                f"{PREFIX}shape",
+                f"""
+def {PREFIX}shape(obj):
+    return () if type(obj) in (int, float, complex, bool) else obj.shape
+""",
+            ),
+            Shim(
+                f"{PREFIX}size",
+                f"""
+def {PREFIX}size(obj):
+    return 1 if type(obj) in (int, float, complex, bool) else obj.size
+""",
+            ),
+            Shim(
+                f"{PREFIX}dtype_of",
+                f"""
+def {PREFIX}dtype_of(obj):
+    if type(obj) in (int, float, complex, bool):
+        return @asarray@(obj).dtype
+    return obj.dtype
+""",
+            ),
+            # NumPy scalar types: the library's arrays hand out neither NumPy scalars nor scalar
+            # classes (a dtype has no `.type`), so a scalar type used as a value is the library's
+            # dtype of that name (`dtype=np.int64`, `x.dtype == np.int64`), a call converts to a
+            # Python scalar of that dtype, and `isinstance` checks the Python type's dtype kind
             Shim(
                 f"{PREFIX}scalar_type",
                 f"""
 def {PREFIX}scalar_type(name):
-    return @zeros@(0, dtype=name).dtype.type
+    return @zeros@(0, dtype=name).dtype
+""",
+            ),
+            Shim(
+                f"{PREFIX}scalar",
+                f"""
+def {PREFIX}scalar(name, *args):
+    return @asarray@(args[0] if args else 0, dtype=name)[()]
+""",
+            ),
+            Shim(
+                f"{PREFIX}isinstance",
+                f"""
+def {PREFIX}isinstance(obj, types, names):
+    if isinstance(obj, types):
+        return True
+    kinds = {{bool: "b", int: "iu", float: "f", complex: "c", str: "U", bytes: "S"}}
+    kind = kinds.get(type(obj))
+    return kind is not None and any(@zeros@(0, dtype=n).dtype.kind in kind for n in names)
 """,
             ),
             Shim(
@@ -407,8 +463,10 @@ METHOD_SHIMS: dict[str, str] = {
 }
 # `x.attribute` -> shim(x)
 ATTRIBUTE_SHIMS: dict[str, str] = {
-    attr: f"{PREFIX}{attr}" for attr in ("real", "imag", "flat", "mT", "itemsize", "nbytes")
+    attr: f"{PREFIX}{attr}"
+    for attr in ("real", "imag", "flat", "mT", "itemsize", "nbytes", "ndim", "shape", "size")
 }
+ATTRIBUTE_SHIMS["dtype"] = f"{PREFIX}dtype_of"
 UFUNC_METHOD_SHIMS: dict[str, str] = {
     method: f"{PREFIX}ufunc_{method}" for method in ("reduce", "accumulate", "outer")
 }

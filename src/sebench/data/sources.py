@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import json
 import os
+import socket
+import urllib.parse
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -256,6 +258,8 @@ def _is_repo_id(text: str) -> bool:
 def _load_hub(repo: str, split: str, *, revision: str | None, label: str) -> list[Task]:
     """One config of a dataset repo (hub id or local folder with the hub's layout)."""
     datasets = require("datasets", "data")
+    if not Path(repo).is_dir():
+        _require_hub_reachable(label)
     try:
         dataset = datasets.load_dataset(repo, split, split="train", revision=revision)
     except (FileNotFoundError, ConnectionError, ValueError, OSError) as exc:
@@ -271,6 +275,7 @@ def _load_hub(repo: str, split: str, *, revision: str | None, label: str) -> lis
 def _hub_api_doc(repo: str) -> Path:
     """The api doc file of a hub dataset repo, when the repo has one."""
     hub = require("huggingface_hub", "data")
+    _require_hub_reachable(repo)
     for relative in _API_DOC_FILES:
         try:
             return Path(
@@ -282,3 +287,20 @@ def _hub_api_doc(repo: str) -> Path:
         f"{repo}: the hub dataset has no api_doc.jsonl that could be downloaded; pass --api-doc "
         f"PATH (the official repo's datasets/train/api_doc.jsonl) or set {DATA_ENV}=FOLDER"
     )
+
+
+def _require_hub_reachable(label: str) -> None:
+    """Fail at once on an offline machine, instead of after a minute of download retries."""
+    if os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes"):
+        return  # the hub libraries then answer from their cache, or fail fast themselves
+    endpoint = urllib.parse.urlparse(os.environ.get("HF_ENDPOINT", "https://huggingface.co"))
+    host = endpoint.hostname or "huggingface.co"
+    port = endpoint.port or (443 if endpoint.scheme == "https" else 80)
+    try:
+        socket.create_connection((host, port), timeout=5).close()
+    except OSError as exc:
+        raise SebenchError(
+            f"{label}: the Hugging Face hub ({host}) cannot be reached ({exc.strerror or exc}); "
+            f"offline? pass --data FOLDER with a downloaded copy, set {DATA_ENV}=FOLDER, or set "
+            f"HF_HUB_OFFLINE=1 to use a cached copy"
+        ) from None

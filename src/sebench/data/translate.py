@@ -9,8 +9,9 @@
 - array methods and attributes the library's array refuses (`.sum()`, `.tolist()`, `.real`, ...)
   become calls of shims (see `shims.py`) that dispatch at run time;
 - constants and types the library lacks become plain Python (`np.pi` -> `math.pi`,
-  `np.newaxis` -> `None`) or exact run-time equivalents (`np.float64` -> the scalar type of a
-  library array of dtype float64, `np.ndarray` -> the library's array type).
+  `np.newaxis` -> `None`) or run-time equivalents (`np.float64` -> the library's dtype
+  float64, `np.float64(x)` -> a Python scalar of that dtype, `isinstance(x, np.integer)` -> a
+  check of the Python type's kind, `np.ndarray` -> the library's array type).
 Anything it cannot translate faithfully (`np.random`, `np.errstate`, ...) yields `code=None` and
 the reasons, never broken code.
 """
@@ -223,9 +224,11 @@ class _ToLibrary(ast.NodeTransformer):
         self.modules: set[str] = set()  # standard modules the rewritten code needs
         self.uses_array_type = False
         self.rebound: set[str] = set()  # builtins the code rebinds (`def round(...)`)
+        self.rebound_names: set[str] = set()  # every name the code binds
 
     def visit_Module(self, node: ast.Module) -> ast.AST:
-        self.rebound = _bound_names(node) & set(shims.BUILTIN_SHIMS)
+        self.rebound_names = _bound_names(node)
+        self.rebound = self.rebound_names & set(shims.BUILTIN_SHIMS)
         self.generic_visit(node)
         return node
 
@@ -282,6 +285,9 @@ class _ToLibrary(ast.NodeTransformer):
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         func = node.func
+        special = self.scalar_type_call(node)
+        if special is not None:
+            return special
         args = [self.visit(arg) for arg in node.args]
         keywords = [self.visit(keyword) for keyword in node.keywords]
         if isinstance(func, ast.Attribute) and self.path_of(func) is None:
@@ -302,6 +308,43 @@ class _ToLibrary(ast.NodeTransformer):
         ):
             return self.shim(shims.BUILTIN_SHIMS[func.id].name, *args, keywords=keywords)
         return ast.Call(self.visit(func), args, keywords)
+
+    def scalar_names(self, node: ast.expr) -> list[str] | None:
+        """The dtype names when `node` names a NumPy scalar type (`np.float64`, `np.integer`)."""
+        path = self.path_of(node)
+        return None if path is None else _scalar_types(path.removeprefix("numpy."))
+
+    def scalar_type_call(self, node: ast.Call) -> ast.AST | None:
+        """`np.float64(x)` and `isinstance(x, np.integer)`: the library gives Python scalars, so
+        these become a conversion to a Python scalar and a check of the Python type's kind."""
+        names = self.scalar_names(node.func)
+        if names is not None and not node.keywords and len(names) == 1:
+            args = [self.visit(arg) for arg in node.args]
+            return self.shim(f"{shims.PREFIX}scalar", ast.Constant(names[0]), *args)
+        if not (
+            isinstance(node.func, ast.Name)
+            and node.func.id == "isinstance"
+            and "isinstance" not in self.rebound_names
+            and len(node.args) == 2
+            and not node.keywords
+        ):
+            return None
+        classes = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
+        scalar = [self.scalar_names(c) for c in classes]
+        if all(names is None for names in scalar):
+            return None
+        others = [self.visit(c) for c, names in zip(classes, scalar, strict=True) if names is None]
+        if isinstance(node.args[0], ast.Constant):  # a literal is never a NumPy scalar
+            return ast.Call(node.func, [node.args[0], ast.Tuple(others, ast.Load())], [])
+        # any other Python scalar may be one the library returned where NumPy returned a NumPy
+        # scalar: it counts as an instance of the types of its kind (`len(x)` does too)
+        names = sorted({n for found in scalar if found is not None for n in found})
+        return self.shim(
+            f"{shims.PREFIX}isinstance",
+            self.visit(node.args[0]),
+            ast.Tuple(others, ast.Load()),
+            ast.Tuple([ast.Constant(n) for n in names], ast.Load()),
+        )
 
     def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
         left, right = self.visit(node.left), self.visit(node.right)

@@ -22,22 +22,44 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-# Stdlib modules with no place in a computation and a way into the interpreter, the grader, the
-# file system, other processes or the network. Everything outside the stdlib (except the library)
-# is refused too, so NumPy-backed packages (scipy, pandas, torch, ...) and sebench itself are out.
-FORBIDDEN_MODULES = _words(
-    # interpreter internals and import machinery
-    "gc inspect ctypes importlib imp pkgutil runpy zipimport modulefinder code codeop pdb bdb "
-    "trace tracemalloc faulthandler types builtins atexit site sysconfig marshal pickle "
-    "pickletools copyreg shelve dbm linecache traceback timeit cProfile profile doctest unittest "
-    "ensurepip venv idlelib "
-    # processes, signals, files
-    "os posix nt subprocess multiprocessing concurrent threading signal resource pty tty termios "
-    "fcntl mmap select selectors asyncio shutil tempfile pathlib io glob fileinput zipfile "
-    "tarfile gzip bz2 lzma sqlite3 platform getpass pwd grp syslog codecs logging "
-    # network and user interfaces
-    "socket ssl http urllib ftplib smtplib poplib imaplib telnetlib xmlrpc socketserver "
-    "webbrowser wsgiref tkinter turtle curses"
+# The only modules code may import (besides the library): pure computation, checked one by one
+# for public attributes that lead elsewhere (`enum.bltns` is `builtins`, `dataclasses.inspect`,
+# `typing.sys`, `json.codecs`, ...); those names are refused on any object by
+# CAPABILITY_ATTRIBUTES, and tests/grading/test_policy.py walks every public path from these
+# modules to prove it. Everything else, stdlib or not, is refused: an allowlist cannot miss a
+# module that hands out `eval` or `sys.modules` (`pydoc.locate`, `rlcompleter.inspect`, ...).
+# Submodules of an allowed package are allowed (`collections.abc`, `json.decoder`).
+ALLOWED_MODULES = _words(
+    "__future__ abc array bisect cmath collections copy dataclasses datetime decimal enum "
+    "fractions functools heapq itertools json keyword math numbers operator random re "
+    "statistics string struct textwrap time typing unicodedata sys"
+)
+# `sys` is allowed for its harmless constants and limits only; every other use of the module
+# (passing it around, `sys.modules`, `sys.monitoring`, ...) is refused under `sys-use`.
+SYS_ATTRIBUTES = _words(
+    "maxsize maxunicode float_info int_info float_repr_style byteorder version version_info "
+    "hexversion setrecursionlimit getrecursionlimit set_int_max_str_digits "
+    "get_int_max_str_digits getsizeof exit stdin stdout stderr"
+)
+# Attribute names that are a capability on any object they are read from: builtins that run or
+# read code, modules outside the allowlist that allowed modules hand out under public names, and
+# the helpers that evaluate strings or hand out frames, members or objects by a name in a string
+# (`string.Formatter().get_field`, `typing.get_type_hints` and `functools.singledispatch`, which
+# eval string annotations, `inspect.getattr_static`, `pydoc.locate`, `enum.global_enum`, which
+# writes into any module's globals).
+CAPABILITY_ATTRIBUTES = _words(
+    # builtins
+    # (not `compile`: `re.compile` is everywhere, and the builtin is reachable only through the
+    # refused names `builtins`/`bltns`)
+    "eval exec open getattr setattr delattr globals locals vars breakpoint "
+    # modules that allowed modules hand out (and the obvious ones, whatever holds them)
+    "builtins bltns inspect sys os posix nt importlib types codecs contextlib copyreg warnings "
+    "pydoc runpy gc ctypes subprocess io pickle marshal threading signal socket "
+    # string-driven access and evaluation
+    "get_field get_type_hints singledispatch singledispatchmethod getattr_static getmembers "
+    "getmembers_static locate global_enum import_module reload currentframe ForwardRef "
+    "getargvalues getframeinfo popen evaluate_forward_ref get_annotations "
+    "call_annotate_function remote_exec monitoring call_tracing"
 )
 
 # Builtins that hand out namespaces, run strings as code or read files.
@@ -80,12 +102,24 @@ NUMPY_RULES = frozenset({"numpy-import", "numpy-dynamic"})
 # Rules that open a dynamic path to a module; with a string naming NumPy in the code they are
 # reported as `numpy-dynamic`.
 _DYNAMIC_RULES = frozenset(
-    {"dynamic-code", "dunder-name", "forbidden-module", "import-table", "dynamic-attribute"}
+    {
+        "dynamic-code",
+        "dunder-name",
+        "forbidden-module",
+        "import-table",
+        "dynamic-attribute",
+        "capability-attribute",
+        "sys-use",
+    }
 )
 _NUMPY_WORD = re.compile(r"numpy", re.IGNORECASE)
 # str.format fields can read attributes: "{0.__class__}", "{x._data}".
 _FORMAT_ATTRIBUTE = re.compile(r"\{[^{}]*\.\s*_")
 _STDLIB = frozenset(sys.stdlib_module_names) | {"__future__"}
+# A string that is exactly a dunder name can only serve as a computed attribute name
+# (`functools.update_wrapper(box, f, assigned=("__globals__",))`); `"__main__"` is a module name.
+_DUNDER_STRING = re.compile(r"__\w+__")
+_ALLOWED_DUNDER_STRINGS = frozenset({"__main__"})
 
 
 @dataclass(frozen=True)
@@ -107,7 +141,7 @@ def check_policy(tree: ast.Module, package: str) -> Refusal | None:
 
 def find_refusals(tree: ast.Module, package: str) -> list[Refusal]:
     """Every refusal for this code, in line order; NumPy ones first on the same line."""
-    visitor = _PolicyVisitor(package)
+    visitor = _PolicyVisitor(package, _sys_aliases(tree))
     visitor.visit(tree)
     refusals = visitor.refusals
     if any(r.rule in _DYNAMIC_RULES for r in refusals) and _mentions_numpy(tree):
@@ -121,6 +155,17 @@ def find_refusals(tree: ast.Module, package: str) -> list[Refusal]:
         )
     refusals.sort(key=lambda r: (r.line or 0, not r.numpy))
     return refusals
+
+
+def _sys_aliases(tree: ast.Module) -> frozenset[str]:
+    """Every name `import sys [as x]` binds anywhere in the code (scopes ignored: stricter)."""
+    return frozenset(
+        alias.asname or alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+        if alias.name == "sys"
+    )
 
 
 def _mentions_numpy(tree: ast.Module) -> bool:
@@ -145,8 +190,10 @@ def _docstring_nodes(tree: ast.Module) -> set[int]:
 
 
 class _PolicyVisitor(ast.NodeVisitor):
-    def __init__(self, package: str) -> None:
+    def __init__(self, package: str, sys_aliases: frozenset[str] = frozenset()) -> None:
         self.package = package
+        self.sys_aliases = sys_aliases
+        self.sys_reads: set[int] = set()  # ids of `sys` Name nodes read as `sys.<allowed>`
         self.refusals: list[Refusal] = []
         self.direct_calls: set[int] = set()  # ids of Name nodes called directly: `getattr(x, "a")`
         # Dunder names a class body defines itself, which that body may read (`__repr__ = __str__`);
@@ -167,14 +214,14 @@ class _PolicyVisitor(ast.NodeVisitor):
                 self.refuse("private-import", node, f"imports the library's private {name}")
         elif any(p.startswith("_") for p in parts) and top != "__future__":
             self.refuse("private-import", node, f"imports the private module {name}")
-        elif top in FORBIDDEN_MODULES:
-            self.refuse("forbidden-module", node, f"imports {name}")
         elif top not in _STDLIB:
             self.refuse(
                 "non-stdlib-module",
                 node,
-                f"imports {name}: only the standard library and {self.package} are allowed",
+                f"imports {name}: only allowed standard modules and {self.package} may be imported",
             )
+        elif top not in ALLOWED_MODULES or (top == "sys" and name != "sys"):
+            self.refuse("forbidden-module", node, f"imports {name}: not an allowed module")
 
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
@@ -193,6 +240,10 @@ class _PolicyVisitor(ast.NodeVisitor):
                 self.refuse("import-table", node, f"imports sys.{alias.name}")
             elif alias.name in INTROSPECTION_ATTRIBUTES and node.module == "sys":
                 self.refuse("frame-introspection", node, f"imports sys.{alias.name}")
+            elif alias.name in CAPABILITY_ATTRIBUTES:
+                self.refuse("capability-attribute", node, f"imports {alias.name}")
+            elif node.module == "sys" and alias.name not in SYS_ATTRIBUTES:
+                self.refuse("sys-use", node, f"imports sys.{alias.name}")
         self.generic_visit(node)
 
     # -- names and attributes ----------------------------------------------------------------
@@ -214,6 +265,9 @@ class _PolicyVisitor(ast.NodeVisitor):
         self.class_scope.pop()
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> None:
+        returns = getattr(node, "returns", None)
+        if returns is not None:
+            self.check_string_annotations(returns)
         self.class_scope.append(set())
         self.generic_visit(node)
         self.class_scope.pop()
@@ -239,6 +293,12 @@ class _PolicyVisitor(ast.NodeVisitor):
             and id(node) not in self.direct_calls
         ):
             self.refuse("dynamic-attribute", node, f"uses {name} other than in a direct call")
+        elif (
+            name in self.sys_aliases
+            and isinstance(node.ctx, ast.Load)
+            and id(node) not in self.sys_reads
+        ):
+            self.refuse("sys-use", node, f"uses the sys module {name} other than sys.<constant>")
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         attr = node.attr
@@ -250,6 +310,16 @@ class _PolicyVisitor(ast.NodeVisitor):
             self.refuse("import-table", node, f"accesses .{attr}")
         elif attr in ATTRIBUTE_HELPERS and id(node) not in self.direct_calls:
             self.refuse("dynamic-attribute", node, f"uses {attr} other than in a direct call")
+        elif attr in CAPABILITY_ATTRIBUTES:
+            self.refuse("capability-attribute", node, f"accesses .{attr}")
+        value = node.value
+        if isinstance(value, ast.Name) and value.id in self.sys_aliases:
+            if attr in SYS_ATTRIBUTES:
+                self.sys_reads.add(id(value))
+            elif not attr.startswith("_") and attr not in CAPABILITY_ATTRIBUTES:
+                self.refuse("sys-use", node, f"accesses {value.id}.{attr}")
+            else:
+                self.sys_reads.add(id(value))  # already refused under its own rule
         self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:
@@ -280,13 +350,46 @@ class _PolicyVisitor(ast.NodeVisitor):
             for part in arg.value.split(".")
         ):
             self.refuse("frame-introspection", node, f"{via} of {arg.value!r}")
+        elif any(part in CAPABILITY_ATTRIBUTES for part in arg.value.split(".")):
+            self.refuse("capability-attribute", node, f"{via} of {arg.value!r}")
 
     def visit_Constant(self, node: ast.Constant) -> None:
-        if isinstance(node.value, str) and _FORMAT_ATTRIBUTE.search(node.value):
+        if not isinstance(node.value, str):
+            return
+        if _FORMAT_ATTRIBUTE.search(node.value):
             self.refuse("format-attribute", node, "a format string reading a private attribute")
+        elif _DUNDER_STRING.fullmatch(node.value) and node.value not in _ALLOWED_DUNDER_STRINGS:
+            self.refuse("dunder-string", node, f"the attribute name {node.value!r} as a string")
 
     def visit_MatchClass(self, node: ast.MatchClass) -> None:
         for attr in node.kwd_attrs:
             if attr.startswith("_") or attr in INTROSPECTION_ATTRIBUTES | IMPORT_TABLE_ATTRIBUTES:
                 self.refuse("underscore-attribute", node, f"matches on attribute {attr}")
+            elif attr in CAPABILITY_ATTRIBUTES:
+                self.refuse("capability-attribute", node, f"matches on attribute {attr}")
         self.generic_visit(node)
+
+    # -- annotations -------------------------------------------------------------------------
+    # A string annotation is code that `typing.get_type_hints` (also inside functools) would
+    # eval: it is checked as code, where it stands.
+    def visit_arg(self, node: ast.arg) -> None:
+        if node.annotation is not None:
+            self.check_string_annotations(node.annotation)
+        self.generic_visit(node)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        self.check_string_annotations(node.annotation)
+        self.generic_visit(node)
+
+    def check_string_annotations(self, annotation: ast.AST) -> None:
+        for node in ast.walk(annotation):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                try:
+                    parsed = ast.parse(node.value.strip(), mode="eval")
+                except (SyntaxError, ValueError):
+                    continue  # cannot be evaluated either
+                for inner in ast.walk(parsed):
+                    if hasattr(inner, "lineno"):
+                        inner.lineno = node.lineno
+                self.visit(parsed.body)
+                self.check_string_annotations(parsed.body)

@@ -10,7 +10,7 @@ are off so that every attempt is counted and bounded here.
 
 from __future__ import annotations
 
-import concurrent.futures
+import queue
 import random
 import threading
 import time
@@ -117,12 +117,17 @@ class OpenAICompatBackend:
             }
         return body
 
-    def _one(self, request: ChatRequest, sampling: SamplingConfig) -> Completion:
+    def _one(
+        self, request: ChatRequest, sampling: SamplingConfig, stop: threading.Event
+    ) -> Completion:
         start = time.monotonic()
         body = self._body(request, sampling)
         server: int | None = None
         errors: list[str] = []
         for attempt in range(self.config.max_retries + 1):
+            if stop.is_set():
+                errors.append("cancelled: the rollout was stopped")
+                break
             server = self._servers.acquire(avoid=server)
             try:
                 with self._lock:
@@ -140,7 +145,7 @@ class OpenAICompatBackend:
                 return self._completion(request, response, time.monotonic() - start)
             finally:
                 self._servers.release(server)
-            time.sleep(wait)
+            stop.wait(wait)
         summary = f"{len(errors)} attempt(s) failed; last: {errors[-1]}"
         return Completion.failed(request, summary[:2000], time.monotonic() - start)
 
@@ -163,16 +168,39 @@ class OpenAICompatBackend:
     def generate(
         self, requests: Sequence[ChatRequest], sampling: SamplingConfig
     ) -> Iterator[Completion]:
-        pool = concurrent.futures.ThreadPoolExecutor(
-            max_workers=max(1, self.config.concurrency), thread_name_prefix="sebench-openai"
-        )
+        # Daemon worker threads, not a ThreadPoolExecutor: on Ctrl-C the interpreter must not
+        # wait at exit for requests still in flight (up to `timeout_s` each).
+        todo: queue.SimpleQueue[ChatRequest] = queue.SimpleQueue()
+        for request in requests:
+            todo.put(request)
+        results: queue.SimpleQueue[Completion | BaseException] = queue.SimpleQueue()
+        stop = threading.Event()
+
+        def work() -> None:
+            while not stop.is_set():
+                try:
+                    request = todo.get_nowait()
+                except queue.Empty:
+                    return
+                try:
+                    results.put(self._one(request, sampling, stop))
+                except BaseException as exc:  # a bug: hand it to the caller's thread
+                    results.put(exc)
+
+        workers = [
+            threading.Thread(target=work, name=f"sebench-openai-{i}", daemon=True)
+            for i in range(min(max(1, self.config.concurrency), len(requests)))
+        ]
+        for worker in workers:
+            worker.start()
         try:
-            futures = [pool.submit(self._one, request, sampling) for request in requests]
-            for future in concurrent.futures.as_completed(futures):
-                yield future.result()
+            for _ in range(len(requests)):
+                item = results.get()
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
         finally:
-            # On Ctrl-C or an early stop, drop queued requests instead of waiting for them.
-            pool.shutdown(wait=False, cancel_futures=True)
+            stop.set()  # on an early exit, queued requests are never sent
 
     def close(self) -> None:
         for client in self._clients:

@@ -175,7 +175,6 @@ def train_sft(
     config = config or SFTTrainingConfig()
     if not examples:
         raise SebenchError("no training examples")
-    torch = require("torch", "train")
     transformers = require("transformers", "train")
     trl = require("trl", "train")
     datasets = require("datasets", "train")
@@ -210,13 +209,15 @@ def train_sft(
         started = time.perf_counter()
         trainer.train()
         seconds = time.perf_counter() - started
-    model = trainer.model
+    # Undo what training set up for itself: accelerate's autocast wrapper around forward, and
+    # the Trainer's `use_cache=False`, which makes generation recompute every prefix (10x slower).
+    model = trainer.accelerator.unwrap_model(trainer.model, keep_fp32_wrapper=False)
+    model.config.use_cache = True
     if config.lora_rank > 0:
         model = model.merge_and_unload()
     model.eval()
     for parameter in model.parameters():
         parameter.requires_grad_(False)
-    del torch  # imported for its side effects on availability checks only
 
     record = provenance(
         config,

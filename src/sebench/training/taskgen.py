@@ -31,7 +31,7 @@ ENTRY_POINT = "solve"
 # Sentence structures: 0-4 train, 5-6 test (held out). `{result}` is a function's phrase.
 STRUCTURES = (
     "Given the list of {noun} {param}, return {result}.",
-    "{param} is a list of {noun}. Return {result}.",
+    "Here {param} is a list of {noun}. Return {result}.",
     "Take the {noun} in {param} and compute {result}.",
     "Write a function that receives {noun} as {param} and returns {result}.",
     "The argument {param} holds {noun}; the result should be {result}.",
@@ -74,18 +74,18 @@ FUNCTIONS: dict[str, FunctionSpec] = {
                       "their sum", "the grand total", "everything added together"), "any"),
         FunctionSpec("max", "Return the maximum of an array.",
                      ("the largest one", "the maximum", "the biggest value", "the highest value",
-                      "their maximum", "the greatest of them", "the top value"), "any"),
+                      "their maximum", "the greatest of them", "the largest value"), "any"),
         FunctionSpec("min", "Return the minimum of an array.",
                      ("the smallest one", "the minimum", "the lowest value", "the least value",
-                      "their minimum", "the tiniest of them", "the bottom value"), "any"),
+                      "their minimum", "the smallest of them", "the lowest number"), "any"),
         FunctionSpec("sqrt", "Return the non-negative square root of an array, element-wise.",
                      ("the square root of each", "their square roots", "the element-wise square root",
                       "the square root of every element", "each value's square root",
-                      "the root of every entry", "all of their square roots"), "positive"),
+                      "the square root of every entry", "all of their square roots"), "positive"),
         FunctionSpec("abs", "Calculate the absolute value element-wise.",
                      ("the absolute value of each", "their absolute values",
                       "the element-wise absolute value", "the magnitude of every element",
-                      "each value without its sign", "every entry made non-negative",
+                      "each value without its sign", "the absolute value of every entry",
                       "all of their absolute values"), "any"),
         FunctionSpec("sort", "Return a sorted copy of an array.",
                      ("them in ascending order", "a sorted copy", "the values sorted from low to high",
@@ -93,17 +93,17 @@ FUNCTIONS: dict[str, FunctionSpec] = {
                       "the values arranged in increasing order"), "any"),
         FunctionSpec("cumsum", "Return the cumulative sum of the elements.",
                      ("their running total", "the cumulative sum", "the cumulative sums",
-                      "the running sums", "the prefix sums", "the running totals step by step",
+                      "the running sums", "the prefix sums", "the cumulative running totals",
                       "each partial sum in order"), "any"),
         FunctionSpec("argmax", "Return the index of the maximum value.",
                      ("the index of the largest one", "the position of the maximum",
                       "the index of the biggest value", "the index of the highest value",
-                      "where the maximum is", "the location of the greatest entry",
+                      "where the maximum is", "the index of the maximum entry",
                       "the position of the top value"), "any"),
         FunctionSpec("median", "Compute the median of the array elements.",
                      ("their median", "the median value", "the middle value", "the median",
                       "the middle of the sorted values", "the value in the middle",
-                      "the midpoint of the distribution"), "any"),
+                      "the median of them"), "any"),
         FunctionSpec("std", "Compute the standard deviation of the array elements.",
                      ("their standard deviation", "the standard deviation",
                       "the spread as a standard deviation", "the population standard deviation",
@@ -186,7 +186,7 @@ def _task(split: str, table: NameTable, spec: FunctionSpec, qualified: str, stru
           noun: str, rng: random.Random, cases: int) -> Task:
     param = rng.choice(PARAMETER_NAMES)
     sentence = STRUCTURES[structure].format(noun=noun, param=param, result=spec.phrases[structure])
-    query = f"{sentence[0].upper()}{sentence[1:]} Use the {table.package} library."
+    query = f"{sentence} Use the {table.package} library."
     signature = f"def {ENTRY_POINT}({param}):"
     inputs, expected = [], []
     for _ in range(cases):

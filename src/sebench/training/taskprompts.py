@@ -22,8 +22,14 @@ class Arm(StrEnum):
     OPEN = "open"
 
 
+def task_text(task: Task) -> str:
+    """The problem, then the signature to complete (tests call it with keyword arguments, so
+    the parameter's name matters)."""
+    return f"{task.query}\n{task.signature}"
+
+
 def closed_messages(task: Task) -> list[dict[str, str]]:
-    return [{"role": "user", "content": task.query}]
+    return [{"role": "user", "content": task_text(task)}]
 
 
 def open_messages(task: Task, distractors: Sequence[str] = ()) -> list[dict[str, str]]:
@@ -31,7 +37,7 @@ def open_messages(task: Task, distractors: Sequence[str] = ()) -> list[dict[str,
     docs = list(task.extra.get("docs", ())) + [d for d in distractors if d not in task.extra.get("docs", ())]
     random.Random(task.task_id).shuffle(docs)
     block = "\n".join(f"- {line}" for line in docs)
-    return [{"role": "user", "content": f"API documentation:\n{block}\n\n{task.query}"}]
+    return [{"role": "user", "content": f"API documentation:\n{block}\n\n{task_text(task)}"}]
 
 
 def distractor_docs(task: Task, pool: Sequence[Task], count: int) -> list[str]:

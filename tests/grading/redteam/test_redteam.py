@@ -22,11 +22,9 @@ RESPONSES = Path(__file__).with_name("responses")
 ATTACKS = sorted(RESPONSES.glob("*.py"))
 TARGET = "compress_data_chunks"  # dev row 0; its answer is computable in plain Python
 MARKERS = [Path("/tmp/sebench-redteam-marker"), Path.home() / "sebench-redteam-marker"]
-# Known gaps outside the grader: the attack is kept so that the fix shows up as an XPASS.
-LIBRARY_GAPS = {
-    "numpy_scalar_leak": "the library returns raw NumPy scalars (officially), and scalar + list "
-    "is a raw ndarray with every NumPy method; needs a fix in the library's wrapping",
-}
+# Attacks that only a library fix can stop, kept as strict xfails until it lands (none now:
+# `numpy_scalar_leak` was one until the library wrapped the scalars it returns).
+LIBRARY_GAPS: dict[str, str] = {}
 
 
 def header(path: Path, key: str) -> str:

@@ -5,6 +5,12 @@ Everything the harness needs after the untrusted code has started is bound to lo
 Results travel only on the result pipe, never on stdout (which is /dev/null here), so text the
 code prints cannot pose as a result. Each frame carries the job's nonce and the server checks
 their order; the child always ends with `os._exit`, never by returning into the server's code.
+
+The untrusted code shares the harness's process, so it can walk the stack (`inspect.stack`,
+frame locals) and call whatever it finds there. The nonce is therefore held only by the sender
+closure, which the harness hands to `map` without ever binding it to a local: while the code runs,
+no frame's locals (the server's included) hold the sender, the nonce or the job that carried it.
+(`gc` or raw memory reads still reach it: the static policy refuses those.)
 """
 
 from __future__ import annotations
@@ -14,9 +20,10 @@ import os
 import struct
 import time
 from _json import encode_basestring_ascii
+from collections import deque
 from typing import NoReturn
 
-from sebench.grading.sandbox import isolation
+from sebench.grading.sandbox import import_guard, isolation
 
 EXIT_ISOLATION_FAILED = 97
 MAX_ERROR_MESSAGE = 2000
@@ -59,40 +66,68 @@ def _make_encoder():
             return "{" + join([esc(k) + ":" + value(x) for k, x in items(v)]) + "}"
         raise TypeError("unsupported frame value")
 
-    def encode(message: dict) -> bytes:
-        body = value(message).encode("ascii")
+    def encode(message: dict, nonce: str) -> bytes:
+        # The nonce goes into the bytes only: the message dict (which the generator that made
+        # it may still reference) never holds it.
+        rest = value(message)[1:]
+        body = ("{" + esc("nonce") + ":" + esc(nonce) + ("," if rest != "}" else "") + rest).encode(
+            "ascii"
+        )
         return pack(length(body)) + body
 
     return encode
 
 
+def _sender(nonce: str, result_fd: int):
+    """The only holder of the nonce: a function writing one frame per message."""
+    encode, write = _make_encoder(), os.write
+
+    def send(message: dict) -> None:
+        data = encode(message, nonce)
+        while data:
+            data = data[write(result_fd, data) :]
+
+    return send
+
+
 def run(
     job: dict, result_fd: int, plan: isolation.ChildPlan, scratch: str, runtime, limits_budget: int
 ) -> NoReturn:
-    """The whole life of a child after `fork()`; `runtime` is the library's `_runtime` module."""
+    """The whole life of a child after `fork()`; `runtime` is the library's `_runtime` module.
+
+    `job` holds "nonce", "code", "entry_point" and "inputs"; it is emptied here.
+    """
+    exit_now = os._exit
+    # The sender exists only as an argument of `map` (on the C stack), never as a local.
+    deque(
+        map(
+            _sender(job.pop("nonce"), result_fd),
+            _messages(job, plan, scratch, runtime, limits_budget),
+        ),
+        0,
+    )
+    exit_now(0)  # not reached: _messages ends the process itself
+
+
+def _messages(job: dict, plan: isolation.ChildPlan, scratch: str, runtime, limits_budget: int):
+    """Confine, run the untrusted code, and yield each frame to send; ends with `os._exit`."""
     # --- bound before any untrusted code exists in this process ---
-    perf, write, exit_now = time.perf_counter, os.write, os._exit
-    encode = _make_encoder()
+    perf, exit_now = time.perf_counter, os._exit
     reset_counts, call_counts = runtime.reset_call_counts, runtime.call_counts
     compile_, exec_, eval_, str_, join = compile, exec, eval, str, "".join
     type_, isinstance_, len_, enumerate_ = type, isinstance, len, enumerate
     memory_error, exception, base_exception = MemoryError, Exception, BaseException
-    utf8_length = str.encode
-    nonce, code, entry, inputs = job["nonce"], job["code"], job["entry_point"], list(job["inputs"])
+    utf8_length, max_message = str.encode, MAX_ERROR_MESSAGE
+    code, entry, inputs = job["code"], job["entry_point"], list(job["inputs"])
     job.clear()  # nothing of the job stays reachable through the server's frames but these locals
+    package = runtime.__name__.rpartition(".")[0]
     t_start = perf()
-
-    def send(message: dict) -> None:
-        message["nonce"] = nonce
-        data = encode(message)
-        while data:
-            data = data[write(result_fd, data) :]
 
     def describe(exc: BaseException) -> tuple[str, str]:
         name = type_(exc).__name__
         try:
             text = str_(exc)
-            text = join([text])[:MAX_ERROR_MESSAGE]
+            text = join([text])[:max_message]
         except base_exception:
             text = "<message unavailable>"
         return join([name]) if isinstance_(name, str_) else "?", text
@@ -100,33 +135,40 @@ def run(
     try:
         isolation.enter_child(plan)
         os.chdir(scratch)  # the environment is the server's: clean, HOME and TMPDIR = scratch
+        import_guard.install((package,))
+        failure = None
     except BaseException as exc:  # never run untrusted code with fewer layers than reported
+        failure = f"{type(exc).__name__}: {exc}"
+    if failure is not None:
         try:
-            send({"kind": "isolation_failed", "error": f"{type(exc).__name__}: {exc}"})
+            yield {"kind": "isolation_failed", "error": failure}
         finally:
             exit_now(EXIT_ISOLATION_FAILED)
     t_isolated = perf()
-    send({"kind": "start", "t_start": t_start, "t_isolated": t_isolated})
+    yield {"kind": "start", "t_start": t_start, "t_isolated": t_isolated}
 
     namespace = {"__name__": "__main__", "__builtins__": builtins}
     try:
         exec_(compile_(code, "<response>", "exec"), namespace)
+        setup_error = aborted = None
     except exception as exc:
-        error_type, message = describe(exc)
-        send(
-            {
-                "kind": "setup_error",
-                "error_type": error_type,
-                "error_message": message,
-                "memory": isinstance_(exc, memory_error),
-            }
-        )
-        send({"kind": "done", "t_end": perf()})
-        exit_now(0)
+        setup_error, aborted = exc, None
     except base_exception as exc:  # SystemExit, KeyboardInterrupt: the program ended itself
-        send({"kind": "abort", "error_type": describe(exc)[0]})
-        exit_now(0)
+        setup_error, aborted = None, exc
     del code
+    if aborted is not None:
+        yield {"kind": "abort", "error_type": describe(aborted)[0]}
+        exit_now(0)
+    if setup_error is not None:
+        error_type, message = describe(setup_error)
+        yield {
+            "kind": "setup_error",
+            "error_type": error_type,
+            "error_message": message,
+            "memory": isinstance_(setup_error, memory_error),
+        }
+        yield {"kind": "done", "t_end": perf()}
+        exit_now(0)
 
     budget = limits_budget
     for index, text in enumerate_(inputs):
@@ -146,23 +188,22 @@ def run(
             counts = call_counts()
             error_type, message = describe(exc)
             memory = isinstance_(exc, memory_error)
+            del exc
         except base_exception as exc:
-            send({"kind": "abort", "error_type": describe(exc)[0], "case": index})
+            yield {"kind": "abort", "error_type": describe(exc)[0], "case": index}
             exit_now(0)
-        send(
-            {
-                "kind": "case",
-                "index": index,
-                "printed": printed,
-                "error_type": error_type,
-                "error_message": message,
-                "library_calls": counts[0],
-                "non_constructor_calls": counts[1],
-                "memory": memory,
-                "output_limit": over,
-            }
-        )
+        yield {
+            "kind": "case",
+            "index": index,
+            "printed": printed,
+            "error_type": error_type,
+            "error_message": message,
+            "library_calls": counts[0],
+            "non_constructor_calls": counts[1],
+            "memory": memory,
+            "output_limit": over,
+        }
         if memory or over:
             break
-    send({"kind": "done", "t_end": perf()})
+    yield {"kind": "done", "t_end": perf()}
     exit_now(0)

@@ -79,15 +79,35 @@ class Execution:
 
     @classmethod
     def from_dict(cls, data: dict) -> Execution:
+        cases = []
+        for case in data.get("cases", ()):
+            texts = {key: _encodable(case.get(key)) for key in _CASE_TEXTS}
+            cases.append(CaseOutcome(**{**case, **texts}))
         return cls(
             status=ExecStatus(data["status"]),
-            cases=tuple(CaseOutcome(**case) for case in data.get("cases", ())),
-            setup_error=data.get("setup_error"),
+            cases=tuple(cases),
+            setup_error=_encodable(data.get("setup_error")),
             timings={k: float(v) for k, v in (data.get("timings") or {}).items()},
-            setup_message=data.get("setup_message"),
-            detail=data.get("detail"),
+            setup_message=_encodable(data.get("setup_message")),
+            detail=_encodable(data.get("detail")),
         )
 
     @classmethod
     def infra_error(cls, detail: str) -> Execution:
         return cls(ExecStatus.INFRA_ERROR, (), None, {}, None, detail)
+
+
+_CASE_TEXTS = ("printed", "error_type", "error_message")
+
+
+def _encodable(text: str | None) -> str | None:
+    """`text` with lone surrogates (which a child's result or message may hold, and which UTF-8
+    refuses) written as backslash escapes, so verdicts and reports can always be written out.
+    No real output holds one, so a result that did can never match an expected output anyway."""
+    if text is None:
+        return None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text

@@ -349,6 +349,9 @@ def enter_child(plan: ChildPlan) -> None:
     prctl(_PR_SET_NO_NEW_PRIVS, 1)
     if plan.ruleset is not None:
         landlock.restrict_self(plan.ruleset)
+        # The ruleset fd is the server's, shared by every later child: left open, code could
+        # add rules to it (landlock_add_rule) and widen what the next children may read.
+        os.close(plan.ruleset.fd)
     if plan.seccomp_program is not None:
         seccomp.load(plan.seccomp_program, os.getpid())
 

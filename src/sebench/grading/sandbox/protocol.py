@@ -29,15 +29,21 @@ class FrameTimeout(ProtocolError):
 
 
 def encode(message: dict) -> bytes:
-    body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    # ASCII only: every str encodes, lone surrogates (which a child's result may hold, and which
+    # UTF-8 refuses) included; they travel as JSON escapes and decode back to the same str.
+    body = json.dumps(message, ensure_ascii=True, separators=(",", ":")).encode("ascii")
     return HEADER.pack(len(body)) + body
 
 
 def write_frame(fd: int, message: dict) -> None:
-    data = memoryview(encode(message))
-    while data:
-        written = os.write(fd, data)
-        data = data[written:]
+    write_all(fd, encode(message))
+
+
+def write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
 
 
 class FrameDecoder:

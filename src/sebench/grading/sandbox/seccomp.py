@@ -4,7 +4,7 @@ The filter allows everything except the system calls that let code leave its box
 programs (`execve`), new processes (`fork`, `clone` without `CLONE_THREAD`; `clone3` answers
 ENOSYS so the C library falls back to `clone`, which can be inspected), sockets, debugging other
 processes (`ptrace`, `process_vm_*`), signals to any process but itself, and the kernel-facing
-calls (mounts, namespaces, modules, BPF, keyrings, io_uring). Refused calls fail with EPERM, so
+calls (mounts, namespaces, modules, BPF, keyrings, io_uring, Landlock rulesets). Refused calls fail with EPERM, so
 the code sees an ordinary Python exception.
 
 libseccomp compiles rules to BPF in about 2 ms, more than the rest of a child's isolation together,
@@ -94,7 +94,17 @@ DENIED = (
     "fsopen",
     "fsmount",
     "fspick",
+    # The child is confined before the filter loads; code must not build or edit rulesets.
+    "landlock_create_ruleset",
+    "landlock_add_rule",
+    "landlock_restrict_self",
 )
+# Numbers for calls an old libseccomp may not know by name (the same on every architecture).
+_FALLBACK_NUMBERS = {
+    "landlock_create_ruleset": 444,
+    "landlock_add_rule": 445,
+    "landlock_restrict_self": 446,
+}
 # Calls whose first argument is a pid: allowed only when it is the calling process itself.
 SELF_ONLY = ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")
 
@@ -162,6 +172,8 @@ def _numbers() -> tuple[dict[str, int], dict[str, int]]:
             number = lib.seccomp_syscall_resolve_name(name.encode())
             if number >= 0:
                 found[name] = number
+            elif name in _FALLBACK_NUMBERS:
+                found[name] = _FALLBACK_NUMBERS[name]
         return found
 
     return resolve(DENIED + ("clone", "clone3")), resolve(SELF_ONLY)

@@ -138,6 +138,9 @@ class Server:
                     "entry_point": job["entry_point"],
                     "inputs": inputs,
                 }
+                # Only the child's sender may hold the nonce: not this frame, which stays below
+                # the untrusted code on the stack (the parent's copy keeps its own).
+                del nonce
                 child.run(
                     job,
                     write_fd,
@@ -163,7 +166,6 @@ class Server:
         per_case = 6 * child.MAX_ERROR_MESSAGE + 1024
         cap = 6 * self.config.max_output_bytes + n_inputs * per_case + (16 << 10)
         decoder = protocol.FrameDecoder(max_total=cap)
-        pidfd = os.pidfd_open(pid)
         cases: list[dict] = []
         state = {
             "start": None,
@@ -177,7 +179,9 @@ class Server:
             "isolation_failed": None,
         }
         eof = timed_out = over_cap = False
+        pidfd = None
         try:
+            pidfd = os.pidfd_open(pid)
             while not eof and state["done"] is None and state["abort"] is None:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
@@ -209,7 +213,8 @@ class Server:
         finally:
             _kill_group(pid)
             _, wait_status, usage = os.wait4(pid, 0)
-            os.close(pidfd)
+            if pidfd is not None:
+                os.close(pidfd)
         t_reaped = time.perf_counter()
         start = state["start"] or {}
         timings = {"total": t_reaped - t0}
@@ -444,22 +449,33 @@ def main(argv: list[str]) -> int:
             job = reader.read()
             if job is None:
                 break
-            try:
-                reply = server.run(job)
-            except Exception as exc:  # the server survives; the job is reported, not dropped
-                reply = {
-                    "status": ExecStatus.INFRA_ERROR.value,
-                    "cases": [],
-                    "setup_error": None,
-                    "detail": f"server error: {type(exc).__name__}: {exc}",
-                    "timings": {},
-                }
-            protocol.write_frame(out_fd, reply)
+            protocol.write_all(out_fd, _reply(server, job))
     except BrokenPipeError:
         pass
     finally:
         server.isolation.close()
     return 0
+
+
+def _reply(server: Server, job: dict) -> bytes:
+    """The encoded reply to one job. Any failure (running it, encoding what a child sent) is
+    that job's INFRA_ERROR: one job never takes the server down."""
+    try:
+        return protocol.encode(server.run(job))
+    except Exception as exc:
+        try:
+            detail = f"server error: {type(exc).__name__}: {exc}"
+        except Exception:
+            detail = f"server error: {type(exc).__name__}"
+        return protocol.encode(
+            {
+                "status": ExecStatus.INFRA_ERROR.value,
+                "cases": [],
+                "setup_error": None,
+                "detail": detail,
+                "timings": {},
+            }
+        )
 
 
 def _probe() -> int:

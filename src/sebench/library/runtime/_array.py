@@ -5,13 +5,35 @@ method and function leads to) hold no NumPy, no raw array and no name table. The
 in a slot whose descriptor is removed from the class and kept only in this closure: no attribute
 of an array hands it back (`__array__`, which NumPy's protocol requires, returns a copy-or-view
 by design and is refused by the grader's static policy instead).
+
+Nothing NumPy reaches user code either: NumPy scalars become Python scalars, a dtype is a small
+wrapper without `.type`, operators refuse operands that could receive the raw array through a
+reflected method, and every callable handed to the library is wrapped so that it sees library
+values only.
 """
 
 import builtins
 from collections import namedtuple
+from decimal import Decimal
+from fractions import Fraction
 from types import FunctionType
 
 _ALLOWED = ("shape", "dtype", "size", "ndim", "T")
+_DTYPE_ALLOWED = ("name", "kind", "char", "itemsize")
+# Operands an operator hands to NumPy: exact types only (a subclass could define a reflected
+# method or `__array_ufunc__ = None` and so receive the raw array from NumPy).
+_PLAIN_OPERANDS = frozenset(
+    (int, float, complex, bool, str, bytes, type(None), range, Fraction, Decimal)
+)
+# Types the library passes to NumPy as they are (dtype arguments such as `dtype=float`); every
+# other callable, classes included, is wrapped before NumPy may call it with raw arrays.
+_PLAIN_TYPES = frozenset((int, float, complex, bool, str, bytes, object))
+_REFUSED = object()
+
+
+def _is_plain_type(value):
+    # identity, not `in`: hashing or comparing a user's object would call its methods
+    return any(value is plain for plain in _PLAIN_TYPES)
 
 
 def build(np, package, record):
@@ -24,6 +46,10 @@ def build(np, package, record):
     asarray = np.asarray
     np_array = np.array
     vectorize_type = np.vectorize
+    np_dtype = np.dtype
+    # scalars whose `.item()` changes what they print (datetime64[ns] -> int, void -> tuple):
+    # they stay 0-d library arrays, which print exactly like the NumPy scalar
+    kept_as_arrays = (np.datetime64, np.timedelta64, np.void)
     hint = (
         "ZWCArray supports only shape, dtype, size, ndim, T, indexing, len(), iteration and "
         f"the operators + - * / ** == != < <= > >=; use the functions of `{package}` instead"
@@ -53,7 +79,7 @@ def build(np, package, record):
 
         @property
         def dtype(self):
-            return _get(self).dtype
+            return _wrap_dtype(_get(self).dtype)
 
         @property
         def size(self):
@@ -68,6 +94,7 @@ def build(np, package, record):
             return _wrap_array(_get(self).T)
 
         def __array__(self, dtype=None, copy=None):
+            dtype = unwrap(dtype)
             if copy:
                 return np_array(_get(self), dtype=dtype, copy=True)
             return asarray(_get(self), dtype=dtype)
@@ -85,10 +112,11 @@ def build(np, package, record):
             data = _get(self)
             if data.ndim == 0:
                 raise TypeError("iteration over a 0-d array")
-            if data.ndim == 1:
+            if data.ndim == 1 and data.dtype.kind != "O":
                 return iter(data.tolist())
-            # a list, not a generator: a generator's public `gi_frame` would show the raw array
-            return iter([_wrap_array(row) for row in data])
+            # a list, not a generator: a generator's public `gi_frame` would show the raw array;
+            # object arrays may hold raw arrays, so each item goes through `_element`
+            return iter([_element(row) for row in data])
 
         def __getitem__(self, key):
             return _element(_get(self)[unwrap(key)])
@@ -97,7 +125,10 @@ def build(np, package, record):
             _get(self)[unwrap(key)] = unwrap(value)
 
         def __contains__(self, value):
-            return bool((_get(self) == unwrap(value)).any())
+            other = _operand(value)
+            if other is _REFUSED:  # compare Python values only, never the raw array
+                return any(item == value for item in self)
+            return bool((_get(self) == other).any())
 
         def __bool__(self):
             return bool(_get(self))
@@ -112,34 +143,64 @@ def build(np, package, record):
             return (type(self), (_get(self).tolist(),))
 
         def __add__(self, other):
-            return wrap(_get(self) + unwrap(other))
+            other = _operand(other)
+            if other is _REFUSED:
+                return NotImplemented
+            return wrap(_get(self) + other)
 
         def __radd__(self, other):
-            return wrap(unwrap(other) + _get(self))
+            other = _operand(other)
+            if other is _REFUSED:
+                return NotImplemented
+            return wrap(other + _get(self))
 
         def __sub__(self, other):
-            return wrap(_get(self) - unwrap(other))
+            other = _operand(other)
+            if other is _REFUSED:
+                return NotImplemented
+            return wrap(_get(self) - other)
 
         def __rsub__(self, other):
-            return wrap(unwrap(other) - _get(self))
+            other = _operand(other)
+            if other is _REFUSED:
+                return NotImplemented
+            return wrap(other - _get(self))
 
         def __mul__(self, other):
-            return wrap(_get(self) * unwrap(other))
+            other = _operand(other)
+            if other is _REFUSED:
+                return NotImplemented
+            return wrap(_get(self) * other)
 
         def __rmul__(self, other):
-            return wrap(unwrap(other) * _get(self))
+            other = _operand(other)
+            if other is _REFUSED:
+                return NotImplemented
+            return wrap(other * _get(self))
 
         def __truediv__(self, other):
-            return wrap(_get(self) / unwrap(other))
+            other = _operand(other)
+            if other is _REFUSED:
+                return NotImplemented
+            return wrap(_get(self) / other)
 
         def __rtruediv__(self, other):
-            return wrap(unwrap(other) / _get(self))
+            other = _operand(other)
+            if other is _REFUSED:
+                return NotImplemented
+            return wrap(other / _get(self))
 
         def __pow__(self, other, modulo=None):
-            return wrap(_get(self) ** unwrap(other))
+            other = _operand(other)
+            if other is _REFUSED:
+                return NotImplemented
+            return wrap(_get(self) ** other)
 
         def __rpow__(self, other):
-            return wrap(unwrap(other) ** _get(self))
+            other = _operand(other)
+            if other is _REFUSED:
+                return NotImplemented
+            return wrap(other ** _get(self))
 
         def __neg__(self):
             return _wrap_array(-_get(self))
@@ -151,22 +212,40 @@ def build(np, package, record):
             return _wrap_array(abs(_get(self)))
 
         def __eq__(self, other):
-            return wrap(_get(self) == unwrap(other))
+            other = _operand(other)
+            if other is _REFUSED:
+                return NotImplemented
+            return wrap(_get(self) == other)
 
         def __ne__(self, other):
-            return wrap(_get(self) != unwrap(other))
+            other = _operand(other)
+            if other is _REFUSED:
+                return NotImplemented
+            return wrap(_get(self) != other)
 
         def __lt__(self, other):
-            return wrap(_get(self) < unwrap(other))
+            other = _operand(other)
+            if other is _REFUSED:
+                return NotImplemented
+            return wrap(_get(self) < other)
 
         def __le__(self, other):
-            return wrap(_get(self) <= unwrap(other))
+            other = _operand(other)
+            if other is _REFUSED:
+                return NotImplemented
+            return wrap(_get(self) <= other)
 
         def __gt__(self, other):
-            return wrap(_get(self) > unwrap(other))
+            other = _operand(other)
+            if other is _REFUSED:
+                return NotImplemented
+            return wrap(_get(self) > other)
 
         def __ge__(self, other):
-            return wrap(_get(self) >= unwrap(other))
+            other = _operand(other)
+            if other is _REFUSED:
+                return NotImplemented
+            return wrap(_get(self) >= other)
 
     slot = ZWCArray.__dict__["_zwc_data"]
     _get = slot.__get__
@@ -174,6 +253,102 @@ def build(np, package, record):
     del ZWCArray._zwc_data
     ZWCArray.__module__ = package
     new = object.__new__
+
+    class dtype:  # noqa: N801 - prints as NumPy's `dtype('float64')`
+        """The element type of a library array: printable, comparable, usable as `dtype=`."""
+
+        __slots__ = ("_zwc_dtype",)
+
+        def __getattr__(self, name):
+            raise AttributeError(
+                f"'dtype' object has no attribute '{name}'; it has {', '.join(_DTYPE_ALLOWED)}"
+            )
+
+        def __dir__(self):
+            return list(_DTYPE_ALLOWED)
+
+        @property
+        def name(self):
+            return _get_dtype(self).name
+
+        @property
+        def kind(self):
+            return _get_dtype(self).kind
+
+        @property
+        def char(self):
+            return _get_dtype(self).char
+
+        @property
+        def itemsize(self):
+            return _get_dtype(self).itemsize
+
+        def __str__(self):
+            return str(_get_dtype(self))
+
+        def __repr__(self):
+            return repr(_get_dtype(self))
+
+        def __hash__(self):
+            return hash(_get_dtype(self))
+
+        def __eq__(self, other):
+            other = _dtype_operand(other)
+            if other is _REFUSED:
+                return NotImplemented
+            return _get_dtype(self) == other
+
+        def __ne__(self, other):
+            other = _dtype_operand(other)
+            if other is _REFUSED:
+                return NotImplemented
+            return _get_dtype(self) != other
+
+        def __copy__(self):
+            return self
+
+        def __deepcopy__(self, memo):
+            return self
+
+        def __reduce__(self):
+            raise TypeError("cannot pickle a dtype of the library; use its name")
+
+    dtype_slot = dtype.__dict__["_zwc_dtype"]
+    _get_dtype = dtype_slot.__get__
+    _set_dtype = dtype_slot.__set__
+    del dtype._zwc_dtype
+    dtype.__module__ = package
+    raw_dtype = np_dtype
+
+    def _wrap_dtype(raw):
+        wrapped = new(dtype)
+        _set_dtype(wrapped, raw)
+        return wrapped
+
+    def _dtype_operand(other):
+        # what NumPy's dtype may compare with: nothing it would call back with NumPy objects
+        if isinstance(other, dtype):
+            return _get_dtype(other)
+        if isinstance(other, raw_dtype) or type(other) is str or _is_plain_type(other):
+            return other
+        return _REFUSED
+
+    def _operand(other):
+        """What an operator hands to NumPy, or _REFUSED (the operator returns NotImplemented)."""
+        if isinstance(other, ZWCArray):
+            return _get(other)
+        if type(other) in _PLAIN_OPERANDS or isinstance(other, generic):
+            return other
+        if isinstance(other, list | tuple):
+            return unwrap(other)  # plain lists/tuples of unwrapped items, whatever the subclass
+        return _REFUSED
+
+    def _scalar(value):
+        """A NumPy scalar -> a Python scalar (a 0-d library array where `.item()` would change
+        what it prints)."""
+        if isinstance(value, kept_as_arrays):
+            return _wrap_array(asarray(value))
+        return value.item()
 
     def _wrap_array(data):
         arr = new(ZWCArray)
@@ -183,9 +358,13 @@ def build(np, package, record):
     def _element(value):
         # indexing: arrays stay wrapped, a single element becomes a Python scalar
         if isinstance(value, ndarray):
-            return value.item() if value.ndim == 0 else _wrap_array(value)
+            if value.ndim:
+                return _wrap_array(value)
+            value = value[()]
+            if isinstance(value, ndarray):  # a 0-d object array holding an array
+                return _wrap_array(value)
         if isinstance(value, generic):
-            return value.item()
+            return _scalar(value)
         return value
 
     def _mirror(kind):
@@ -200,7 +379,9 @@ def build(np, package, record):
         if isinstance(value, ndarray):
             return _wrap_array(value)
         if isinstance(value, generic):
-            return value  # NumPy scalars come back unchanged, as officially
+            return _scalar(value)  # officially a NumPy scalar, with every NumPy method
+        if isinstance(value, raw_dtype):
+            return _wrap_dtype(value)
         if isinstance(value, tuple):
             items = [wrap(v) for v in value]
             if hasattr(value, "_fields"):
@@ -209,7 +390,7 @@ def build(np, package, record):
         if isinstance(value, list):
             return [wrap(v) for v in value]
         if isinstance(value, dict):
-            return {k: wrap(v) for k, v in value.items()}
+            return {wrap(k): wrap(v) for k, v in value.items()}
         if isinstance(value, vectorize_type):
             return _function(value, "vectorized", package, False, None)
         return value
@@ -218,17 +399,18 @@ def build(np, package, record):
         """Library values -> what NumPy accepts (arrays unwrapped, also inside containers)."""
         if isinstance(value, ZWCArray):
             return _get(value)
+        if isinstance(value, dtype):
+            return _get_dtype(value)
+        # containers become plain ones: a subclass (namedtuples included) could receive the raw
+        # arrays through a reflected operator or `__array_ufunc__ = None`
         if isinstance(value, list):
             return [unwrap(v) for v in value]
         if isinstance(value, tuple):
-            items = [unwrap(v) for v in value]
-            if hasattr(value, "_fields"):
-                return type(value)(*items)
-            return tuple(items)
+            return tuple(unwrap(v) for v in value)
         if isinstance(value, dict):
             return {k: unwrap(v) for k, v in value.items()}
-        if isinstance(value, FunctionType):
-            return _callback(value)
+        if callable(value) and not _is_plain_type(value):
+            return _callback(value)  # functions, partials, builtins, bound methods, classes
         return value
 
     def _callback(user_function):
