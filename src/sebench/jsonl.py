@@ -74,7 +74,7 @@ class JsonlAppender:
         self._handle = self.path.open("a", encoding="utf-8")
 
     def write(self, row: dict[str, Any]) -> None:
-        self._handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+        self._handle.write(_dumps(row) + "\n")
         self._handle.flush()
         os.fsync(self._handle.fileno())
 
@@ -99,8 +99,19 @@ def write_jsonl(path: str | Path, rows: Iterable[dict[str, Any]]) -> None:
     tmp = path.with_name(path.name + ".tmp")
     with tmp.open("w", encoding="utf-8") as handle:
         for row in rows:
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+            handle.write(_dumps(row) + "\n")
     tmp.replace(path)
+
+
+def _dumps(row: dict[str, Any]) -> str:
+    """Readable UTF-8 where possible; escaped where the text holds lone surrogates (model output
+    and sandboxed programs can produce them, and UTF-8 cannot encode them)."""
+    text = json.dumps(row, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(row)
+    return text
 
 
 def _truncate_torn_tail(path: Path) -> None:
