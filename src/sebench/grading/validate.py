@@ -278,7 +278,18 @@ def _run_plain(grader: Grader, tasks: Sequence[Task]) -> dict[str, tuple[PlainOu
     from sebench.grading.sandbox.execution import ExecStatus, Job
 
     def one(task: Task) -> tuple[str, tuple[PlainOutcome, str | None]]:
-        job = Job(task.plain_reference or "", task.entry_point, tuple(task.test_inputs))
+        code = task.plain_reference or ""
+        if "numpy" in code:
+            # Some `right_code` solutions use NumPy after all; the sandbox refuses NumPy, so they
+            # run translated into the library, like the NumPy references.
+            translation = to_library(code, grader.library.table)
+            if not translation.ok:
+                return task.task_id, (
+                    PlainOutcome.ERROR,
+                    f"uses NumPy, untranslatable: {'; '.join(translation.problems)}",
+                )
+            code = translation.code or ""
+        job = Job(code, task.entry_point, tuple(task.test_inputs))
         execution = grader.execute(job)
         if execution.setup_error is not None:
             return task.task_id, (PlainOutcome.ERROR, f"setup failed: {execution.setup_error}")

@@ -409,9 +409,13 @@ def build(np, package, record):
             return tuple(unwrap(v) for v in value)
         if isinstance(value, dict):
             return {k: unwrap(v) for k, v in value.items()}
-        if callable(value) and not _is_plain_type(value):
+        if callable(value) and not _is_plain_type(value) and not _is_numpy_scalar_type(value):
             return _callback(value)  # functions, partials, builtins, bound methods, classes
         return value
+
+    def _is_numpy_scalar_type(value):
+        # `dtype=np.float64` from trusted code (user code cannot reach NumPy's classes)
+        return isinstance(value, type) and issubclass(value, generic)
 
     def _callback(user_function):
         # functions the user hands to the library (piecewise, vectorize) see library arrays
