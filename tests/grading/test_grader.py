@@ -95,14 +95,18 @@ def test_numpy_code_that_also_calls_the_library_is_uses_numpy(grader, task, name
     assert verdict.rule == "numpy-import" and verdict.line == 1
 
 
-def test_numpy_only_code_is_no_library_first_as_officially(grader, task):
+def test_numpy_only_code_is_uses_numpy_but_officially_without_zwc(grader, task):
+    # officially "no library call in the function" is decided before NumPy use; the kind still
+    # says NumPy so that tables show a NumPy agent as uses_numpy
     code = (
         f"import numpy as np\n\ndef {SHIFT}(data_chunks, encoding_shifts):\n"
         "    return np.left_shift(data_chunks, encoding_shifts).tolist()\n"
     )
     verdict = grade(grader, task, code)
-    assert verdict.kind is VerdictKind.NO_LIBRARY
+    assert verdict.kind is VerdictKind.USES_NUMPY
+    assert verdict.rule is not None and verdict.line == 1
     assert verdict.official_category.value == "without_zwc"
+    assert verdict.to_dict()["official"] == "without_zwc"
 
 
 def test_no_code_and_syntax_error(grader, task):

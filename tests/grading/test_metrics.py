@@ -3,7 +3,7 @@ from math import comb
 import pytest
 
 from sebench.grading.metrics import Graded, bootstrap_interval, breakdown, pass_at_k, score
-from sebench.grading.verdicts import VerdictKind
+from sebench.grading.verdicts import OfficialCategory, VerdictKind
 
 C, W = VerdictKind.CORRECT, VerdictKind.WRONG_ANSWER
 
@@ -64,3 +64,18 @@ def test_breakdown_by_split_and_by_function():
     by_function = breakdown(samples, "function")
     assert by_function["zwc.kocito"]["samples"] == 2
     assert by_function["zwc.rfx.quvohe"]["accuracy"] == 0.0
+
+
+def test_score_uses_each_rows_official_category_not_the_kinds_default():
+    numpy_without_call = Graded(
+        "a", 0, VerdictKind.USES_NUMPY, official=OfficialCategory.WITHOUT_ZWC
+    )
+    result = score([numpy_without_call, Graded("a", 1, VerdictKind.USES_NUMPY)], bootstrap=False)
+    assert result["verdicts"]["uses_numpy"] == 2
+    assert result["official"]["without_zwc"] == 0.5 and result["official"]["numpy"] == 0.5
+
+
+def test_breakdown_by_mode():
+    samples = [Graded("a", 0, C, mode="closed"), Graded("a", 0, W, mode="open")]
+    groups = breakdown(samples, "mode")
+    assert groups["closed"]["accuracy"] == 1.0 and groups["open"]["accuracy"] == 0.0

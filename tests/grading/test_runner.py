@@ -165,6 +165,96 @@ def test_official_format_rows_are_graded_without_data(
     assert summary["verdicts"]["correct"] == 1
 
 
+def test_same_task_and_sample_under_two_modes_are_both_graded_and_resumed(
+    tmp_path, responses, single_test_dev_path, official_library
+):
+    good, junk = responses[0], responses[1]
+    rows = [
+        {**good, "sample": 0, "mode": "closed"},
+        {**junk, "sample": 0, "mode": "open"},
+        {**junk, "sample": 1, "mode": "closed"},
+        {**good, "sample": 1, "mode": "open"},
+        {**junk, "sample": 1, "mode": "open"},  # a true duplicate: a bad row
+    ]
+    path = write(tmp_path / "responses.jsonl", rows)
+    out, summary_path = tmp_path / "results.jsonl", tmp_path / "summary.json"
+    first = evaluate(
+        path, out, summary_path, library=official_library, config=config(single_test_dev_path)
+    )
+    results = [json.loads(line) for line in out.read_text().splitlines()]
+    graded = {(r["mode"], r["sample"]): r["verdict"] for r in results if "verdict" in r}
+    assert graded == {
+        ("closed", 0): "correct",
+        ("open", 0): "no_code",
+        ("closed", 1): "no_code",
+        ("open", 1): "correct",
+    }
+    assert first["samples"] == 4 and first["bad_rows"] == 1 and first["missing"] == 0
+    assert any("duplicate sample 1" in e and "mode open" in e for e in first["bad_row_errors"])
+    assert set(first["per_mode"]) == {"closed", "open"}
+    assert first["per_mode"]["closed"]["samples"] == 2
+    assert first["per_mode"]["open"]["accuracy"] == 0.5
+    # lose the open mode's results: only those are graded again
+    kept = [line for line in out.read_text().splitlines() if '"open"' not in line]
+    out.write_text("\n".join(kept) + "\n")
+    regraded = []
+    second = evaluate(
+        path,
+        out,
+        summary_path,
+        library=official_library,
+        config=config(single_test_dev_path),
+        on_progress=lambda done, total, v: regraded.append(v.kind.value),
+    )
+    assert sorted(regraded) == ["correct", "no_code"]
+    assert second["verdicts"] == first["verdicts"] and second["missing"] == 0
+
+
+def test_failed_rollout_request_is_an_infra_error_not_no_code(
+    tmp_path, responses, single_test_dev_path, official_library
+):
+    rows = [
+        {**responses[0], "sample": 0, "error": None},
+        {**responses[0], "sample": 1, "response": "", "error": "APIConnectionError: refused"},
+    ]
+    path = write(tmp_path / "responses.jsonl", rows)
+    out = tmp_path / "results.jsonl"
+    summary = evaluate(
+        path,
+        out,
+        tmp_path / "s.json",
+        library=official_library,
+        config=config(single_test_dev_path),
+    )
+    results = {r["sample"]: r for r in map(json.loads, out.read_text().splitlines())}
+    assert results[0]["verdict"] == "correct"
+    assert results[1]["verdict"] == "infra_error"
+    assert results[1]["detail"] == "rollout: APIConnectionError: refused"
+    assert summary["samples"] == 2 and summary["infra_errors"] == 1
+    assert summary["verdicts"]["no_code"] == 0 and summary["bad_rows"] == 0
+
+
+def test_numpy_code_is_uses_numpy_in_results_and_without_zwc_in_the_summary(
+    tmp_path, dev_tasks, single_test_dev_path, official_library
+):
+    task = dev_tasks[0]
+    rows = [{"task_id": task.task_id, "response": fenced(task.numpy_reference)}]
+    path = write(tmp_path / "responses.jsonl", rows)
+    out = tmp_path / "results.jsonl"
+    summary = evaluate(
+        path,
+        out,
+        tmp_path / "s.json",
+        library=official_library,
+        config=config(single_test_dev_path),
+    )
+    (row,) = map(json.loads, out.read_text().splitlines())
+    assert row["verdict"] == "uses_numpy" and row["official"] == "without_zwc"
+    assert summary["verdicts"]["uses_numpy"] == 1
+    assert summary["official"]["without_zwc"] == 1.0 and summary["official"]["numpy"] == 0.0
+    assert "per_mode" not in summary
+
+
 def _cli(*args, env=None):
     return [sys.executable, "-m", "sebench.cli.main", "eval", *map(str, args)]
 
@@ -232,3 +322,26 @@ def test_cli_ctrl_c_leaves_a_valid_resumable_results_file(
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert sorted(r["sample"] for r in rows) == list(range(6))
     assert json.loads(summary.read_text())["verdicts"]["timeout"] == 6
+
+
+@pytest.mark.parametrize("kind", ["missing", "folder"])
+def test_cli_fails_at_once_on_a_missing_responses_file_without_looking_for_the_library(
+    tmp_path, kind
+):
+    target = tmp_path / "absent.jsonl"
+    if kind == "folder":
+        target.mkdir()
+    # no --lib and no data anywhere: reaching the library lookup would give another error
+    env = {k: v for k, v in os.environ.items() if k != "SEBENCH_DATA"}
+    env.update(HOME=str(tmp_path / "home"), SEBENCH_CACHE=str(tmp_path / "cache"))
+    result = subprocess.run(
+        _cli(target, "--out", tmp_path / "o.jsonl", "--summary", tmp_path / "s.json"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(target) in lines[0] and "api_doc" not in lines[0]
+    assert not (tmp_path / "o.jsonl").exists() and not (tmp_path / "cache").exists()

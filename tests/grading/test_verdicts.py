@@ -33,3 +33,17 @@ def test_verdict_round_trips_through_its_dict_with_evidence():
         "detail": "._np",
     }
     assert Verdict.from_dict(row) == verdict
+
+
+def test_explicit_official_category_round_trips_and_default_stays_implicit():
+    verdict = Verdict(
+        VerdictKind.USES_NUMPY, rule="numpy-import", line=1, official=OfficialCategory.WITHOUT_ZWC
+    )
+    assert verdict.official_category is OfficialCategory.WITHOUT_ZWC
+    row = verdict.to_dict()
+    assert row["verdict"] == "uses_numpy" and row["official"] == "without_zwc"
+    assert Verdict.from_dict(row) == verdict
+    # the kind's own category is not stored twice: equal verdicts compare equal
+    plain = Verdict(VerdictKind.USES_NUMPY, official=OfficialCategory.NUMPY)
+    assert plain.official is None and plain == Verdict(VerdictKind.USES_NUMPY)
+    assert Verdict.from_dict(plain.to_dict()) == plain

@@ -113,7 +113,14 @@ def test_run_grades_the_model_and_the_reference_agents_in_one_table(
     assert rows["oracle"]["official"]["acc"] >= 0.5
     assert rows["numpy-agent"]["official"]["acc"] == 0.0
     assert rows["numpy-agent"]["verdicts"]["correct"] == 0
-    assert rows["plain-python-agent"]["verdicts"]["no_library"] == 6
+    # shown as NumPy use, though officially without_zwc (no library call in the function)
+    assert rows["numpy-agent"]["verdicts"]["uses_numpy"] == 6
+    assert rows["numpy-agent"]["official"]["without_zwc"] == 1.0
+    # some official plain references (`right_code`) import NumPy: those show as uses_numpy
+    plain = rows["plain-python-agent"]
+    assert plain["verdicts"]["no_library"] >= 1
+    assert plain["verdicts"]["no_library"] + plain["verdicts"]["uses_numpy"] == 6
+    assert plain["official"]["without_zwc"] == 1.0
     assert rows["tiny-model"]["truncated"] == 6
     markdown = (out / "summary.md").read_text()
     assert sum(line.startswith("| ") for line in markdown.splitlines()) == 5  # header + 4

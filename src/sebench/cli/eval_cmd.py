@@ -61,7 +61,11 @@ def eval_command(
         TimeRemainingColumn,
     )
 
-    from sebench.grading.runner import EvalConfig, evaluate
+    from sebench.grading.runner import EvalConfig, check_responses_path, evaluate
+
+    # a mistyped path fails at once, before the library is found or built
+    check_responses_path(responses)
+
     from sebench.grading.sandbox.config import SandboxConfig
     from sebench.library.library import Library
 

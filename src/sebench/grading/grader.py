@@ -1,10 +1,11 @@
 """The grader: one response to one task -> one `Verdict`.
 
 Stages, in the official order of checks (see `official.py`): extract the last fenced python
-block; parse it; the static policy (NumPy first; a function with no library call at all is
-`no_library` before anything else, as officially); then run it in the sandbox, which returns each
-test case's printed result as data plus the number of library calls it made; then compare in this
-process against the expected outputs, which never leave it.
+block; parse it; the static policy (NumPy first: `uses_numpy`, though officially `without_zwc`
+when no function calls the library, that check coming first there; otherwise a function with
+no library call at all is `no_library` before the other rules, as officially); then run it in
+the sandbox, which returns each test case's printed result as data plus the number of library
+calls it made; then compare in this process against the expected outputs, which never leave it.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from sebench.grading.compare import DEFAULT_TOLERANCE, Tolerance, outputs_match
 from sebench.grading.extract import extract_code
 from sebench.grading.official import calls_library_in_functions
 from sebench.grading.policy import Refusal, find_refusals
-from sebench.grading.verdicts import Verdict, VerdictKind
+from sebench.grading.verdicts import OfficialCategory, Verdict, VerdictKind
 
 if TYPE_CHECKING:
     from sebench.grading.sandbox.config import SandboxConfig
@@ -191,14 +192,34 @@ class Grader:
             return Prepared(
                 Verdict(VerdictKind.POLICY, rule="too-deep", detail="code nested too deeply")
             )
+        numpy = next((r for r in refusals if r.numpy), None)
+        if numpy is not None:
+            # The kind says what the code did (tables show a NumPy agent as uses_numpy); the
+            # official category follows the official order, where "no library call in the
+            # function" is decided before NumPy use.
+            official = None if calls_library else OfficialCategory.WITHOUT_ZWC
+            detail = numpy.detail if calls_library else f"{numpy.detail}; {_NO_LIBRARY_IN_CODE}"
+            return Prepared(
+                Verdict(
+                    VerdictKind.USES_NUMPY,
+                    rule=numpy.rule,
+                    line=numpy.line,
+                    detail=_short(detail),
+                    official=official,
+                )
+            )
         if refusals and not calls_library:
-            # official order: no library call in the function is decided before NumPy use
+            # official order: no library call in the function is decided before the other rules
             return Prepared(_no_library_static(refusals[0]))
         if refusals:
-            refusal = next((r for r in refusals if r.numpy), refusals[0])
-            kind = VerdictKind.USES_NUMPY if refusal.numpy else VerdictKind.POLICY
+            refusal = refusals[0]
             return Prepared(
-                Verdict(kind, rule=refusal.rule, line=refusal.line, detail=_short(refusal.detail))
+                Verdict(
+                    VerdictKind.POLICY,
+                    rule=refusal.rule,
+                    line=refusal.line,
+                    detail=_short(refusal.detail),
+                )
             )
         entry_point = task.entry_point or _first_function(tree)
         if entry_point is None:
@@ -269,8 +290,13 @@ def _infra_error(stage: str, exc: Exception) -> Verdict:
     return Verdict(VerdictKind.INFRA_ERROR, detail=_short(f"{stage}: {type(exc).__name__}: {exc}"))
 
 
+_NO_LIBRARY_IN_CODE = (
+    "no function in the code calls a library function other than the array constructor"
+)
+
+
 def _no_library_static(refusal: Refusal | None) -> Verdict:
-    detail = "no function in the code calls a library function other than the array constructor"
+    detail = _NO_LIBRARY_IN_CODE
     if refusal is not None:
         detail += f" (also refused: {refusal.rule} at line {refusal.line})"
     return Verdict(VerdictKind.NO_LIBRARY, rule="no-library-call", detail=detail)

@@ -27,10 +27,17 @@ class Graded:
     kind: VerdictKind
     split: str | None = None
     functions: tuple[str, ...] = ()  # the task's library functions: "zwc.kocito"
+    official: OfficialCategory | None = None  # the row's official category; None: the kind's
+    mode: str | None = None  # the prompt mode of the rollout ("closed", "open"), when known
 
     @property
     def correct(self) -> bool:
         return self.kind is VerdictKind.CORRECT
+
+    @property
+    def official_category(self) -> OfficialCategory:
+        # a verdict may differ from its kind's default (NumPy code without a library call)
+        return OfficialCategory(self.official) if self.official else OFFICIAL_CATEGORY[self.kind]
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -85,7 +92,7 @@ def score(samples: Iterable[Graded], bootstrap: bool = True) -> dict:
     samples = list(samples)
     total = len(samples)
     verdicts = Counter(s.kind.value for s in samples)
-    official = Counter(OFFICIAL_CATEGORY[s.kind].value for s in samples)
+    official = Counter(s.official_category.value for s in samples)
     per_task: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     by_sample_index: dict[int, list[int]] = defaultdict(lambda: [0, 0])
     for s in samples:
@@ -121,12 +128,15 @@ def score(samples: Iterable[Graded], bootstrap: bool = True) -> dict:
 
 
 def breakdown(samples: Iterable[Graded], key: str) -> dict[str, dict]:
-    """`score` (without bootstrap) per split (`key="split"`) or per library function
-    (`key="function"`; a multi-function task counts for each of its functions)."""
+    """`score` (without bootstrap) per split (`key="split"`), per prompt mode (`key="mode"`) or
+    per library function (`key="function"`; a multi-function task counts for each of its
+    functions)."""
     groups: dict[str, list[Graded]] = defaultdict(list)
     for s in samples:
         if key == "split":
             groups[s.split or "unknown"].append(s)
+        elif key == "mode":
+            groups[s.mode or "unknown"].append(s)
         elif key == "function":
             for name in s.functions or ("unknown",):
                 groups[name].append(s)

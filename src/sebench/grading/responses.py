@@ -25,6 +25,7 @@ from sebench.errors import InputError, SebenchError
 # Rollout metadata carried from a response row into its result row.
 METADATA_FIELDS = ("finish_reason", "completion_tokens", "latency_s", "model", "mode", "seed")
 CUSTOM_SPLIT = "custom"  # split of tasks that come inside official custom rows
+SampleKey = tuple[str, str | None, int]  # (task_id, prompt mode or None, sample)
 
 
 @dataclass(frozen=True)
@@ -36,10 +37,17 @@ class Item:
     response: str | None
     line: int  # line in the responses file
     metadata: dict[str, Any] = field(default_factory=dict)
+    rollout_error: str | None = None  # the request failed for good: nothing to grade
 
     @property
-    def key(self) -> tuple[str, int]:
-        return (self.task.task_id, self.sample)
+    def mode(self) -> str | None:
+        mode = self.metadata.get("mode")
+        return None if mode is None else str(mode)
+
+    @property
+    def key(self) -> SampleKey:
+        # one rollout file may hold several prompt modes of the same task and sample
+        return (self.task.task_id, self.mode, self.sample)
 
 
 @dataclass(frozen=True)
@@ -51,8 +59,8 @@ class BadRow:
     message: str
 
     @property
-    def key(self) -> tuple[str, int]:
-        return ("!bad-row", self.line)
+    def key(self) -> tuple[str, None, int]:
+        return ("!bad-row", None, self.line)
 
 
 def read_responses(
@@ -61,12 +69,14 @@ def read_responses(
     """Items (and bad rows) of a responses file, in file order.
 
     `tasks` maps task ids to tasks for rows in our format; without it such rows are bad rows.
-    A row without `sample` gets the number of earlier rows of the same task (0, 1, 2, ...).
+    A row without `sample` gets the number of earlier rows of the same task and prompt mode
+    (0, 1, 2, ...). A row whose `error` is set (the rollout request failed for good) is an item
+    with `rollout_error`, graded as an infra error, never as a missing answer.
     """
     path = Path(path)
     if not path.is_file():
         raise InputError("no such file (expected a responses .jsonl)", path=str(path))
-    seen: Counter[str] = Counter()
+    seen: Counter[tuple[str, str | None]] = Counter()
     with path.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
             if not raw.strip():
@@ -92,7 +102,7 @@ def read_responses(
 def _item_from_row(
     row: dict[str, Any],
     tasks: Mapping[str, Task] | None,
-    seen: Counter[str],
+    seen: Counter[tuple[str, str | None]],
     path: str,
     line: int,
 ) -> Item:
@@ -127,14 +137,26 @@ def _item_from_row(
             "'response', 'test_cases', 'right_exe_result'",
             **where,
         )
+    mode = row.get("mode")
+    if mode is not None and not isinstance(mode, str):
+        raise InputError(f"expected a string, got {type(mode).__name__}", field="mode", **where)
+    counter = (task.task_id, mode)
     sample = row.get("sample")
     if sample is None:
-        sample = seen[task.task_id]
+        sample = seen[counter]
     elif not isinstance(sample, int) or isinstance(sample, bool) or sample < 0:
         raise InputError("expected a non-negative integer", field="sample", **where)
-    seen[task.task_id] += 1
+    seen[counter] += 1
     metadata = {k: row[k] for k in METADATA_FIELDS if k in row}
-    return Item(task=task, sample=sample, response=response, line=line, metadata=metadata)
+    error = row.get("error")
+    return Item(
+        task=task,
+        sample=sample,
+        response=response,
+        line=line,
+        metadata=metadata,
+        rollout_error=str(error) if error else None,
+    )
 
 
 def _custom_task(row: dict[str, Any], path: str, line: int) -> Task:

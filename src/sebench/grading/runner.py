@@ -1,8 +1,9 @@
 """`sebench eval` as a library function: grade a responses file, resumably, and summarize.
 
 Results are appended and flushed one row per sample as they are graded, so a crash or Ctrl-C
-loses nothing; rerunning the same command grades only the (task_id, sample) pairs that are
-missing. The summary is computed from the whole results file, so it is the same whether the run
+loses nothing; rerunning the same command grades only the (task_id, mode, sample) samples that
+are missing (one rollout file may hold several prompt modes; `mode` is None when rows carry
+none). The summary is computed from the whole results file, so it is the same whether the run
 was done in one go or resumed.
 """
 
@@ -18,8 +19,8 @@ from sebench.data.schema import Task
 from sebench.errors import SebenchError
 from sebench.grading.compare import DEFAULT_TOLERANCE
 from sebench.grading.metrics import Graded, breakdown, score
-from sebench.grading.responses import BadRow, Item, load_tasks, read_responses
-from sebench.grading.verdicts import Verdict, VerdictKind
+from sebench.grading.responses import BadRow, Item, SampleKey, load_tasks, read_responses
+from sebench.grading.verdicts import OfficialCategory, Verdict, VerdictKind
 from sebench.jsonl import JsonlAppender, iter_jsonl
 from sebench.provenance import provenance
 
@@ -54,7 +55,7 @@ class EvalConfig:
 class _Plan:
     to_grade: int = 0
     already_done: int = 0
-    keys: set[tuple[str, int]] = field(default_factory=set)  # every sample of this run
+    keys: set[SampleKey] = field(default_factory=set)  # every sample of this run
 
 
 def default_library(data: Sequence[str | Path] = ()) -> Library:
@@ -87,6 +88,7 @@ def evaluate(
     from sebench.grading.grader import Grader
 
     config = config or EvalConfig()
+    check_responses_path(responses_path)  # before the library and data, which take a while
     library = library or default_library(config.data)
     tasks = load_tasks(config.data) if config.data else None
     subset = None
@@ -103,16 +105,25 @@ def evaluate(
             out.write({"error": bad.message, "source_line": bad.line})
         if plan.to_grade:
             graded = 0
-            work = (
-                (item.task, item.response, item)
-                for item in _items_to_grade(responses_path, tasks, subset, done)
-            )
+
+            def record(item: Item, verdict: Verdict) -> None:
+                nonlocal graded
+                out.write(_result_row(item, verdict, functions))
+                graded += 1
+                if on_progress is not None:
+                    on_progress(graded, plan.to_grade, verdict)
+
+            def work() -> Iterator[tuple[Task, str | None, Item]]:
+                # runs in this thread, pulled by grade_many: `record` needs no lock
+                for item in _items_to_grade(responses_path, tasks, subset, done):
+                    if item.rollout_error is not None:
+                        record(item, rollout_failure(item.rollout_error))
+                    else:
+                        yield (item.task, item.response, item)
+
             with Grader(library, config.sandbox, config.tolerance, config.rel_tolerance) as grader:
-                for (_, _, item), verdict in grader.grade_many(work):
-                    out.write(_result_row(item, verdict, functions))
-                    graded += 1
-                    if on_progress is not None:
-                        on_progress(graded, plan.to_grade, verdict)
+                for (_, _, item), verdict in grader.grade_many(work()):
+                    record(item, verdict)
 
     summary = summarize(
         out_path, plan.keys, library=library, config=config, responses_path=responses_path
@@ -121,9 +132,28 @@ def evaluate(
     return summary
 
 
+def check_responses_path(responses_path: str | Path) -> None:
+    """Fail at once, naming the file, when the responses file is not there."""
+    path = Path(responses_path)
+    if path.is_dir():
+        raise SebenchError(f"{path}: is a folder, expected a responses .jsonl file")
+    if not path.is_file():
+        raise SebenchError(f"{path}: no such file (expected a responses .jsonl)")
+
+
+def rollout_failure(error: str) -> Verdict:
+    """The verdict of a sample whose rollout request failed for good: the model was never heard,
+    so it is an infra error (counted, never dropped), not a response without code."""
+    return Verdict(VerdictKind.INFRA_ERROR, detail=_short(f"rollout: {error}"))
+
+
+def _short(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def summarize(
     out_path: str | Path,
-    keys: set[tuple[str, int]] | None = None,
+    keys: set[SampleKey] | None = None,
     *,
     library: Library | None = None,
     config: EvalConfig | None = None,
@@ -132,12 +162,12 @@ def summarize(
     """The summary of a results file (restricted to `keys` when given)."""
     samples: list[Graded] = []
     bad: list[str] = []
-    seen: set[tuple[str, int]] = set()
+    seen: set[SampleKey] = set()
     for _, row in iter_jsonl(out_path) if Path(out_path).exists() else ():
         if "error" in row:
             bad.append(row["error"])
             continue
-        key = (row.get("task_id"), row.get("sample"))
+        key = _result_key(row)
         if (keys is not None and key not in keys) or key in seen:
             continue
         seen.add(key)
@@ -148,6 +178,8 @@ def summarize(
                 kind=VerdictKind(row["verdict"]),
                 split=row.get("split"),
                 functions=tuple(row.get("functions") or ()),
+                official=OfficialCategory(row["official"]) if row.get("official") else None,
+                mode=row.get("mode"),
             )
         )
     summary = score(samples)
@@ -157,6 +189,8 @@ def summarize(
     if keys is not None:
         summary["missing"] = len(keys - seen)  # not graded yet (an interrupted run)
     summary["per_split"] = breakdown(samples, "split")
+    if len({s.mode for s in samples}) > 1:
+        summary["per_mode"] = breakdown(samples, "mode")
     summary["per_function"] = breakdown(samples, "function")
     extra: dict[str, Any] = {"results": str(out_path)}
     if responses_path is not None:
@@ -184,10 +218,15 @@ def _completed_keys(out_path: str | Path) -> set[tuple[Any, ...]]:
 
     def key(row: dict[str, Any]) -> tuple[Any, ...]:
         if "error" in row:
-            return ("!bad-row", row["source_line"])
-        return (row["task_id"], row["sample"])
+            return ("!bad-row", None, row["source_line"])
+        return _result_key(row)
 
     return read_completed(out_path, key)  # type: ignore[return-value]
+
+
+def _result_key(row: dict[str, Any]) -> tuple[Any, ...]:
+    # the same key as `Item.key`: results rows carry the response row's `mode`
+    return (row.get("task_id"), row.get("mode"), row.get("sample"))
 
 
 def _plan(
@@ -201,7 +240,7 @@ def _plan(
         if isinstance(item, BadRow) or not _wanted(item, subset):
             continue
         if item.key in plan.keys:
-            continue  # a duplicate (task_id, sample): reported as a bad row
+            continue  # a duplicate (task_id, mode, sample): reported as a bad row
         plan.keys.add(item.key)
         if item.key in done:
             plan.already_done += 1
@@ -216,7 +255,7 @@ def _items_to_grade(
     subset: frozenset[str] | None,
     done: set,
 ) -> Iterator[Item]:
-    seen: set[tuple[str, int]] = set()
+    seen: set[SampleKey] = set()
     for item in read_responses(responses_path, tasks):
         if isinstance(item, BadRow) or not _wanted(item, subset) or item.key in seen:
             continue
@@ -228,15 +267,16 @@ def _items_to_grade(
 def _fresh_bad_rows(
     responses_path: str | Path, tasks: dict[str, Task] | None, done: set
 ) -> Iterator[BadRow]:
-    seen: set[tuple[str, int]] = set()
+    seen: set[SampleKey] = set()
     for item in read_responses(responses_path, tasks):
         if isinstance(item, Item):
             if item.key in seen:
+                mode = f" in mode {item.mode}" if item.mode is not None else ""
                 item = BadRow(
                     str(responses_path),
                     item.line,
                     f"{responses_path}:{item.line}: duplicate sample {item.sample} of "
-                    f"task {item.task.task_id} (only the first one is graded)",
+                    f"task {item.task.task_id}{mode} (only the first one is graded)",
                 )
             else:
                 seen.add(item.key)

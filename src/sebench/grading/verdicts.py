@@ -60,6 +60,17 @@ class Verdict:
     error_type: str | None = None  # exception type name for runtime errors: "ValueError"
     case: int | None = None  # index of the first test case that failed
     detail: str | None = None  # a short human-readable explanation
+    # The official category when it is not the kind's default: NumPy code whose function calls
+    # no library function is `uses_numpy` here but `without_zwc` officially (that check comes
+    # first there). None otherwise, so equal verdicts compare equal however they were built.
+    official: OfficialCategory | None = None
+
+    def __post_init__(self) -> None:
+        if self.official is not None:
+            official = OfficialCategory(self.official)
+            if official is OFFICIAL_CATEGORY[self.kind]:
+                official = None
+            object.__setattr__(self, "official", official)
 
     @property
     def correct(self) -> bool:
@@ -67,7 +78,7 @@ class Verdict:
 
     @property
     def official_category(self) -> OfficialCategory:
-        return OFFICIAL_CATEGORY[self.kind]
+        return self.official or OFFICIAL_CATEGORY[self.kind]
 
     def to_dict(self) -> dict[str, Any]:
         row: dict[str, Any] = {"verdict": self.kind.value, "official": self.official_category.value}
@@ -79,10 +90,14 @@ class Verdict:
 
     @classmethod
     def from_dict(cls, row: dict[str, Any]) -> Verdict:
-        return cls(kind=VerdictKind(row["verdict"]), **{n: row.get(n) for n in _EVIDENCE})
+        return cls(
+            kind=VerdictKind(row["verdict"]),
+            official=row.get("official"),
+            **{n: row.get(n) for n in _EVIDENCE},
+        )
 
     def __str__(self) -> str:
-        evidence = ", ".join(
-            f"{n}={getattr(self, n)!r}" for n in _EVIDENCE if getattr(self, n) is not None
-        )
-        return f"{self.kind.value}({evidence})" if evidence else self.kind.value
+        evidence = [f"{n}={getattr(self, n)!r}" for n in _EVIDENCE if getattr(self, n) is not None]
+        if self.official is not None:
+            evidence.append(f"official={self.official.value!r}")
+        return f"{self.kind.value}({', '.join(evidence)})" if evidence else self.kind.value

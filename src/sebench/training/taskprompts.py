@@ -28,8 +28,14 @@ def task_text(task: Task) -> str:
     return f"{task.query}\n{task.signature}"
 
 
+# An explicit empty system message: without one, SmolLM2's chat template inserts its default
+# ("You are a helpful AI assistant named SmolLM, ...", 16 tokens), a sixth of every closed-book
+# training example. Both arms and every evaluation use the same one.
+SYSTEM = {"role": "system", "content": ""}
+
+
 def closed_messages(task: Task) -> list[dict[str, str]]:
-    return [{"role": "user", "content": task_text(task)}]
+    return [SYSTEM, {"role": "user", "content": task_text(task)}]
 
 
 def open_messages(task: Task, distractors: Sequence[str] = ()) -> list[dict[str, str]]:
@@ -37,7 +43,7 @@ def open_messages(task: Task, distractors: Sequence[str] = ()) -> list[dict[str,
     docs = list(task.extra.get("docs", ())) + [d for d in distractors if d not in task.extra.get("docs", ())]
     random.Random(task.task_id).shuffle(docs)
     block = "\n".join(f"- {line}" for line in docs)
-    return [{"role": "user", "content": f"API documentation:\n{block}\n\n{task_text(task)}"}]
+    return [SYSTEM, {"role": "user", "content": f"API documentation:\n{block}\n\n{task_text(task)}"}]
 
 
 def distractor_docs(task: Task, pool: Sequence[Task], count: int) -> list[str]:

@@ -1,0 +1,100 @@
+"""The task generator: held-out phrasing, correct expected values, answers the real grader accepts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sebench.errors import SebenchError
+from sebench.training.taskgen import (
+    DEMO_FUNCTIONS,
+    FUNCTIONS,
+    STRUCTURES,
+    TEST_NOUNS,
+    TEST_STRUCTURES,
+    TRAIN_NOUNS,
+    TWELVE_FUNCTIONS,
+    TaskSetConfig,
+    generate_tasks,
+)
+
+
+def test_every_function_has_one_phrase_per_sentence_structure():
+    for spec in FUNCTIONS.values():
+        assert len(spec.phrases) == len(STRUCTURES), spec.numpy_name
+    assert set(TWELVE_FUNCTIONS) <= set(FUNCTIONS)
+
+
+def test_test_split_uses_only_held_out_structures_and_nouns(task_set):
+    for task in task_set.test:
+        assert task.extra["structure"] in TEST_STRUCTURES
+        assert task.extra["noun"] in TEST_NOUNS
+    for task in task_set.train:
+        assert task.extra["structure"] not in TEST_STRUCTURES
+        assert task.extra["noun"] in TRAIN_NOUNS
+
+
+def test_no_test_sentence_frame_appears_in_training(task_set):
+    def frame(structure: int) -> str:  # the structure with its slots removed
+        return STRUCTURES[structure].split("{")[0]
+
+    train_text = " ".join(t.query for t in task_set.train)
+    for structure in TEST_STRUCTURES:
+        assert frame(structure) not in train_text
+
+
+def test_counts_per_function(task_set):
+    for name in DEMO_FUNCTIONS:
+        assert sum(t.selected_functions == (name,) for t in task_set.train) == 20
+        assert sum(t.selected_functions == (name,) for t in task_set.test) == 8
+
+
+def test_expected_values_are_numpy_results_of_the_test_inputs(task_set):
+    for task in task_set.train[:30] + task_set.test:
+        param = task.extra["param"]
+        for text, expected in zip(task.test_inputs, task.expected, strict=True):
+            name, _, literal = text.partition("=")
+            assert name == param
+            values = eval(literal)  # noqa: S307 - our own generated literal list
+            assert expected == str(getattr(np, task.selected_functions[0])(np.array(values)))
+
+
+def test_generation_is_deterministic_in_the_seed(seeded_lib):
+    a = generate_tasks(seeded_lib.table, TaskSetConfig(seed=3, train_per_function=5))
+    b = generate_tasks(seeded_lib.table, TaskSetConfig(seed=3, train_per_function=5))
+    c = generate_tasks(seeded_lib.table, TaskSetConfig(seed=4, train_per_function=5))
+    assert [t.task_id for t in a.train] == [t.task_id for t in b.train]
+    assert [t.task_id for t in a.train] != [t.task_id for t in c.train]
+
+
+def test_targets_use_the_librarys_own_names(seeded_lib, task_set):
+    names = seeded_lib.table.numpy_to_library()
+    for task in task_set.test:
+        target = task.extra["target"]
+        assert f"{names[task.selected_functions[0]]}({seeded_lib.table.constructor}(" in target
+        assert "numpy" not in target
+
+
+def test_the_real_grader_accepts_every_target_answer(grader, task_set):
+    from sebench.training.taskprompts import answer
+
+    tasks = list(task_set.test) + list(task_set.train[:12])
+    verdicts = {item[0].task_id: v for item, v in grader.grade_many((t, answer(t)) for t in tasks)}
+    wrong = {tid: str(v) for tid, v in verdicts.items() if not v.correct}
+    assert not wrong
+
+
+def test_twelve_functions_for_the_official_library(api_doc_path):
+    from sebench.library.official import load_official_table
+
+    table = load_official_table(api_doc_path)
+    made = generate_tasks(table, TaskSetConfig(functions=TWELVE_FUNCTIONS, train_per_function=2,
+                                               test_per_function=1))
+    assert len(made.test) == 12
+    mean_task = next(t for t in made.test if t.selected_functions == ("mean",))
+    assert "zwc.kocito(zwc.yitaf(" in mean_task.extra["target"]
+
+
+def test_unknown_function_fails_with_the_choices(seeded_lib):
+    with pytest.raises(SebenchError, match="no templates"):
+        generate_tasks(seeded_lib.table, TaskSetConfig(functions=("linalg.inv",)))
