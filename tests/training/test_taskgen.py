@@ -9,9 +9,10 @@ from sebench.errors import SebenchError
 from sebench.training.taskgen import (
     DEMO_FUNCTIONS,
     FUNCTIONS,
-    STRUCTURES,
+    TEST_FRAMES,
     TEST_NOUNS,
-    TEST_STRUCTURES,
+    TEST_PHRASES,
+    TRAIN_FRAMES,
     TRAIN_NOUNS,
     TWELVE_FUNCTIONS,
     TaskSetConfig,
@@ -19,28 +20,33 @@ from sebench.training.taskgen import (
 )
 
 
-def test_every_function_has_one_phrase_per_sentence_structure():
+def test_every_function_has_seven_distinct_phrases():
     for spec in FUNCTIONS.values():
-        assert len(spec.phrases) == len(STRUCTURES), spec.numpy_name
+        assert len(set(spec.phrases)) == 7, spec.numpy_name
     assert set(TWELVE_FUNCTIONS) <= set(FUNCTIONS)
 
 
-def test_test_split_uses_only_held_out_structures_and_nouns(task_set):
+def test_test_split_uses_only_held_out_frames_phrases_and_nouns(task_set):
     for task in task_set.test:
-        assert task.extra["structure"] in TEST_STRUCTURES
+        assert task.extra["frame"] in TEST_FRAMES
+        assert task.extra["phrase"] in TEST_PHRASES
         assert task.extra["noun"] in TEST_NOUNS
     for task in task_set.train:
-        assert task.extra["structure"] not in TEST_STRUCTURES
+        assert task.extra["frame"] in TRAIN_FRAMES
+        assert task.extra["phrase"] not in TEST_PHRASES
         assert task.extra["noun"] in TRAIN_NOUNS
 
 
-def test_no_test_sentence_frame_appears_in_training(task_set):
-    def frame(structure: int) -> str:  # the structure with its slots removed
-        return STRUCTURES[structure].split("{")[0]
-
+def test_no_test_sentence_piece_or_phrase_appears_in_training(task_set):
     train_text = " ".join(t.query for t in task_set.train)
-    for structure in TEST_STRUCTURES:
-        assert frame(structure) not in train_text
+    for frame in TEST_FRAMES:
+        for piece in frame.replace("{", "|").replace("}", "|").split("|")[::2]:
+            if len(piece.strip(" .,?")) > 3:
+                assert piece not in train_text, piece
+    for spec in FUNCTIONS.values():
+        for phrase in TEST_PHRASES:
+            assert f" {spec.phrases[phrase]}." not in train_text
+            assert f" {spec.phrases[phrase]}?" not in train_text
 
 
 def test_counts_per_function(task_set):

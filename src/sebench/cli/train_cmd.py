@@ -59,7 +59,7 @@ def register(app: typer.Typer) -> None:
         seed: Annotated[int, typer.Option()] = 0,
         distractors: Annotated[int, typer.Option(help="Docs of other functions in open prompts.")] = 0,
         bf16: Annotated[bool, typer.Option(help="bf16 autocast (CPU) / mixed precision (GPU).")] = True,
-        freeze_layers: Annotated[int, typer.Option(help="Lower decoder layers to freeze (CPU speed).")] = 15,
+        freeze_fraction: Annotated[float, typer.Option(help="Fraction of decoder layers, from the bottom, to freeze (CPU speed).")] = 0.5,
         freeze_embeddings: Annotated[bool, typer.Option(help="Freeze the (tied) embeddings.")] = True,
         lora_rank: Annotated[int, typer.Option(help="LoRA rank; 0 trains the unfrozen weights themselves.")] = 0,
         gradient_checkpointing: Annotated[bool, typer.Option(help="Trade compute for memory (GPU).")] = False,
@@ -84,7 +84,7 @@ def register(app: typer.Typer) -> None:
         examples = build_examples(rows, arm, distractors=distractors)
         config = SFTTrainingConfig(
             max_steps=steps, batch_size=batch_size, learning_rate=lr, seed=seed, bf16=bf16,
-            freeze_layers=freeze_layers, freeze_embeddings=freeze_embeddings, lora_rank=lora_rank,
+            freeze_fraction=freeze_fraction, freeze_embeddings=freeze_embeddings, lora_rank=lora_rank,
             gradient_checkpointing=gradient_checkpointing)
         model_dir = model or default_model_dir()
         loaded, tokenizer = load_model(model_dir)

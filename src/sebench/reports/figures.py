@@ -48,7 +48,7 @@ def demo_chart(result: DemoResult, path: str | Path) -> Path | None:
     ax.tick_params(axis="both", colors="#555555", length=0)
     ax.yaxis.grid(True, color="#eeeeee")
     ax.set_axisbelow(True)
-    footer = (f"SmolLM2-135M, {result.config.sft.max_steps} SFT steps per arm, "
+    footer = (f"{Path(result.model).name}, {result.config.sft.max_steps} SFT steps per arm, "
               f"{evaluations[0].total if evaluations else 0} held-out prompts, greedy; "
               f"total {result.wall_seconds:.0f} s on this machine")
     fig.text(0.5, 0.01, footer, ha="center", fontsize=8, color="#777777")

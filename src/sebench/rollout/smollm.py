@@ -50,8 +50,15 @@ def default_model_dir(cache_dir: Path | None = None) -> Path:
         return target
     transformers = require("transformers", "train")
     require("gguf", "train")
-    model = transformers.AutoModelForCausalLM.from_pretrained(source.parent, gguf_file=source.name)
-    tokenizer = transformers.AutoTokenizer.from_pretrained(source.parent, gguf_file=source.name)
+    # Library code does not print: no "Converting and de-quantizing GGUF tensors" bars.
+    bars_were_on = transformers.utils.logging.is_progress_bar_enabled()
+    transformers.utils.logging.disable_progress_bar()
+    try:
+        model = transformers.AutoModelForCausalLM.from_pretrained(source.parent, gguf_file=source.name)
+        tokenizer = transformers.AutoTokenizer.from_pretrained(source.parent, gguf_file=source.name)
+    finally:
+        if bars_were_on:
+            transformers.utils.logging.enable_progress_bar()
     # The weights are dequantized already, but the model still carries the GGUF quantizer:
     # save_pretrained refuses it, and a leftover quantization config would make
     # `from_pretrained(target)` look for the GGUF file again.

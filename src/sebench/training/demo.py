@@ -198,7 +198,7 @@ def evaluate(
         rows.append({
             "task_id": task.task_id, "sample": 0, "response": completion.text, "model": model_label,
             "mode": arm.value, "finish_reason": completion.finish_reason.value,
-            "completion_tokens": completion.completion_tokens, "verdict": verdict.to_dict(),
+            "completion_tokens": completion.completion_tokens, **verdict.to_dict(),
         })
     if responses_path is not None:
         rows.sort(key=lambda r: r["task_id"])
@@ -259,7 +259,7 @@ def run_demo(
         wall_seconds=time.perf_counter() - started,
         config=config,
         library={"package": library.package, "root": str(library.root),
-                 "origin": library.meta().get("origin") if hasattr(library, "meta") else None,
+                 "origin": library.meta.get("origin"), "seed": library.meta.get("seed"),
                  "functions": {name: names[name] for name in config.functions},
                  "constructor": library.table.constructor},
         model=str(model_dir),

@@ -1,9 +1,9 @@
 """The programmatic task generator: tiny one-function problems for any library.
 
-Each function has seven phrasings of the same tiny problem ("Given the list of prices x, return
-their average."). The first five sentence structures and twelve context nouns make the training
-split; the last two structures, never seen in training, and four other nouns make the test split,
-so a model that passes the test has learned the function's name, not a sentence. Parameter names
+A task is a sentence frame, a phrase for the function's result and a context noun ("Given the
+list of prices x, return their average."). Training uses 34 frames, five phrases per function and
+twelve nouns; the test uses two frames, two phrases per function and four nouns, none of them seen
+in training, so a model that passes the test has learned the function's name, not a sentence. Parameter names
 are random, and every expected result comes from running NumPy on the test inputs (the library's
 arrays print exactly as NumPy's do). The answer to every task is the same two-call program:
 
@@ -28,18 +28,39 @@ if TYPE_CHECKING:
 
 ENTRY_POINT = "solve"
 
-# Sentence structures: 0-4 train, 5-6 test (held out). `{result}` is a function's phrase.
-STRUCTURES = (
+# Sentence structures. Training frames combine an opening sentence that introduces the list with
+# a request for the result, plus a few one-sentence forms: many frames, so that a model learns the
+# function's phrase rather than one sentence. The two test frames (a question and a request in the
+# first person) appear nowhere in training. `{result}` is one of the function's phrases.
+_OPENINGS = (
+    "Here {param} is a list of {noun}.",
+    "The argument {param} holds {noun}.",
+    "You receive {noun} as {param}.",
+    "Suppose {param} contains some {noun}.",
+    "Consider the {noun} kept in {param}.",
+    "The input {param} is a list of {noun}.",
+)
+_REQUESTS = (
+    "Return {result}.",
+    "Compute {result}.",
+    "Find {result}.",
+    "Write a function that returns {result}.",
+    "The result should be {result}.",
+)
+_ONE_SENTENCE = (
     "Given the list of {noun} {param}, return {result}.",
-    "Here {param} is a list of {noun}. Return {result}.",
     "Take the {noun} in {param} and compute {result}.",
     "Write a function that receives {noun} as {param} and returns {result}.",
-    "The argument {param} holds {noun}; the result should be {result}.",
+    "For the {noun} in {param}, find {result}.",
+)
+TRAIN_FRAMES = tuple(f"{o} {r}" for o in _OPENINGS for r in _REQUESTS) + _ONE_SENTENCE
+TEST_FRAMES = (
     "I have some {noun} stored in {param}. Could you give me {result}?",
     "My {noun} are in {param}, and I need {result}.",
 )
-TRAIN_STRUCTURES = (0, 1, 2, 3, 4)
-TEST_STRUCTURES = (5, 6)
+# Each function has seven result phrases: 0-4 for training, 5-6 held out for the test frames.
+TRAIN_PHRASES = (0, 1, 2, 3, 4)
+TEST_PHRASES = (5, 6)
 
 TRAIN_NOUNS = (
     "prices", "temperatures", "scores", "weights", "distances", "heights",
@@ -59,7 +80,7 @@ class FunctionSpec:
 
     numpy_name: str
     summary: str  # the one-line doc shown in open-book prompts
-    phrases: tuple[str, ...]  # seven result phrases, one per sentence structure
+    phrases: tuple[str, ...]  # seven result phrases: five for training, two held out
     values: str  # "any" | "positive" | "small": what inputs make sense
 
 
@@ -129,7 +150,7 @@ class TaskSetConfig:
 
     functions: tuple[str, ...] = DEMO_FUNCTIONS
     train_per_function: int = 64  # rows; the trainer cycles through them
-    test_per_function: int = 8  # held-out structures x held-out nouns
+    test_per_function: int = 8  # held-out frames x phrases x nouns, in turn
     cases_per_task: int = 3  # test inputs per task, all must pass
     seed: int = 0
 
@@ -182,10 +203,10 @@ def _expected(numpy_name: str, values: list[int | float]) -> str:
     return str(function(np.array(values)))
 
 
-def _task(split: str, table: NameTable, spec: FunctionSpec, qualified: str, structure: int,
-          noun: str, rng: random.Random, cases: int) -> Task:
+def _task(split: str, table: NameTable, spec: FunctionSpec, qualified: str, frame: str,
+          phrase: int, noun: str, rng: random.Random, cases: int) -> Task:
     param = rng.choice(PARAMETER_NAMES)
-    sentence = STRUCTURES[structure].format(noun=noun, param=param, result=spec.phrases[structure])
+    sentence = frame.format(noun=noun, param=param, result=spec.phrases[phrase])
     query = f"{sentence} Use the {table.package} library."
     signature = f"def {ENTRY_POINT}({param}):"
     inputs, expected = [], []
@@ -211,7 +232,8 @@ def _task(split: str, table: NameTable, spec: FunctionSpec, qualified: str, stru
             "docs": [one_line_doc(qualified, spec.summary),
                      one_line_doc(table.constructor, CONSTRUCTOR_SUMMARY, "object")],
             "target": target_code(table.package, qualified, table.constructor, param),
-            "structure": structure,
+            "frame": frame,
+            "phrase": phrase,
             "noun": noun,
             "param": param,
         },
@@ -221,8 +243,8 @@ def _task(split: str, table: NameTable, spec: FunctionSpec, qualified: str, stru
 def generate_tasks(table: NameTable, config: TaskSetConfig | None = None) -> TaskSet:
     """Train and held-out test tasks for `config.functions`, deterministic in `config.seed`.
 
-    Train rows cycle through the train structures x train nouns; test rows through the test
-    structures x test nouns, so both splits cover every (function, structure) pair evenly.
+    Train rows draw frame, phrase and noun at random from the training parts; test rows take the
+    held-out combinations in turn.
     """
     config = config or TaskSetConfig()
     names = function_names(table, config.functions)
@@ -231,18 +253,18 @@ def generate_tasks(table: NameTable, config: TaskSetConfig | None = None) -> Tas
     test: list[Task] = []
     for numpy_name in config.functions:
         spec = FUNCTIONS[numpy_name]
-        train_pairs = [(s, n) for s in TRAIN_STRUCTURES for n in TRAIN_NOUNS]
-        rng.shuffle(train_pairs)
-        for index in range(config.train_per_function):
-            structure, noun = train_pairs[index % len(train_pairs)]
-            train.append(_task("train", table, spec, names[numpy_name], structure, noun, rng,
+        for _ in range(config.train_per_function):
+            train.append(_task("train", table, spec, names[numpy_name], rng.choice(TRAIN_FRAMES),
+                               rng.choice(TRAIN_PHRASES), rng.choice(TRAIN_NOUNS), rng,
                                config.cases_per_task))
-        test_pairs = [(s, n) for n in TEST_NOUNS for s in TEST_STRUCTURES]
-        rng.shuffle(test_pairs)
+        # Every (test frame, held-out phrase, held-out noun) in turn, so that each function's test
+        # tasks cover the held-out phrasings evenly.
+        test_combos = [(f, p, n) for n in TEST_NOUNS for f in TEST_FRAMES for p in TEST_PHRASES]
+        rng.shuffle(test_combos)
         for index in range(config.test_per_function):
-            structure, noun = test_pairs[index % len(test_pairs)]
-            test.append(_task("single_test", table, spec, names[numpy_name], structure, noun, rng,
-                              config.cases_per_task))
+            frame, phrase, noun = test_combos[index % len(test_combos)]
+            test.append(_task("single_test", table, spec, names[numpy_name], frame, phrase, noun,
+                              rng, config.cases_per_task))
     # Interleave functions in training order; keep the test split grouped for readable reports.
     rng.shuffle(train)
     return TaskSet(train=tuple(train), test=tuple(test), config=config)

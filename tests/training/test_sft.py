@@ -1,0 +1,103 @@
+"""SFT on TRL with the tiny model: loss on the answer only, freezing, LoRA, saved config."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+from sebench.errors import SebenchError
+from sebench.training.sft import (
+    RUN_FILE,
+    SFTTrainingConfig,
+    build_trainer,
+    config_from_dict,
+    load_model,
+    train_sft,
+)
+from sebench.training.sft_data import build_examples
+from sebench.training.taskprompts import Arm, answer
+
+FAST = SFTTrainingConfig(max_steps=2, batch_size=2, warmup_steps=0, freeze_fraction=0.5)
+
+
+def test_labels_cover_exactly_the_answer_tokens(tiny_model, task_set, tmp_path):
+    model, tokenizer = load_model(tiny_model)
+    examples = build_examples(task_set.train[:2], Arm.OPEN)
+    trainer = build_trainer(model, tokenizer, examples, FAST, str(tmp_path))
+    batch = trainer.data_collator([trainer.train_dataset[i] for i in range(2)])
+    for row in range(2):
+        labels = batch["labels"][row]
+        kept = labels[labels != -100].tolist()
+        text = tokenizer.decode(kept)
+        # the answer and the end-of-turn marker, nothing of the prompt
+        assert text.startswith(answer(task_set.train[row]))
+        assert "API documentation" not in text and task_set.train[row].query not in text
+        first = (labels != -100).nonzero()[0].item()
+        prompt_text = tokenizer.decode(batch["input_ids"][row][:first])
+        assert prompt_text.rstrip().endswith("assistant")
+
+
+def test_training_moves_only_the_unfrozen_layers(tiny_model, task_set):
+    model, tokenizer = load_model(tiny_model)
+    before = {name: p.detach().clone() for name, p in model.named_parameters()}
+    config = SFTTrainingConfig(max_steps=2, batch_size=2, warmup_steps=0, learning_rate=1e-2,
+                               freeze_fraction=0.5, bf16=False)
+    result = train_sft(model, tokenizer, build_examples(task_set.train[:4], Arm.CLOSED), config)
+    after = dict(result.model.named_parameters())
+    for name, old in before.items():
+        moved = not torch.equal(old, after[name])
+        if "layers.0." in name or "embed_tokens" in name:
+            assert not moved, name
+        elif "layers.1." in name and name.endswith("weight") and "norm" not in name:
+            assert moved, name
+    assert 0 < result.trainable_parameters < result.total_parameters
+    assert len(result.losses) == 2
+
+
+def test_trained_model_is_ready_for_fast_generation(tiny_model, task_set):
+    model, tokenizer = load_model(tiny_model)
+    result = train_sft(model, tokenizer, build_examples(task_set.train[:4], Arm.CLOSED), FAST)
+    assert result.model.config.use_cache is True  # the Trainer turns it off for training
+    assert not result.model.training
+    assert not any(p.requires_grad for p in result.model.parameters())
+    ids = tokenizer("hello", return_tensors="pt")
+    out = result.model.generate(**ids, max_new_tokens=3, do_sample=False)
+    assert out.shape[1] == ids["input_ids"].shape[1] + 3
+
+
+def test_resolved_config_and_losses_are_saved_with_the_checkpoint(tiny_model, task_set, tmp_path):
+    from transformers import AutoModelForCausalLM
+
+    model, tokenizer = load_model(tiny_model)
+    out = tmp_path / "ckpt"
+    train_sft(model, tokenizer, build_examples(task_set.train[:4], Arm.OPEN), FAST, out_dir=out,
+              extra_record={"arm": "open"})
+    record = json.loads((out / RUN_FILE).read_text())
+    assert config_from_dict(record["config"]) == FAST
+    assert record["arm"] == "open" and len(record["losses"]) == 2
+    assert "torch" in record["versions"] and "trl" in record["versions"]
+    AutoModelForCausalLM.from_pretrained(out)  # a plain, loadable checkpoint
+
+
+def test_lora_trains_adapters_and_merges_back_into_a_plain_model(tiny_model, task_set):
+    model, tokenizer = load_model(tiny_model)
+    config = SFTTrainingConfig(max_steps=2, batch_size=2, warmup_steps=0, freeze_fraction=0,
+                               lora_rank=4, lora_alpha=8, bf16=False)
+    result = train_sft(model, tokenizer, build_examples(task_set.train[:4], Arm.CLOSED), config)
+    assert result.trainable_parameters < result.total_parameters // 10
+    assert type(result.model).__name__ == "LlamaForCausalLM"
+    assert not any("lora" in name for name, _ in result.model.named_parameters())
+
+
+def test_freezing_every_layer_is_refused(tiny_model, task_set):
+    model, tokenizer = load_model(tiny_model)
+    with pytest.raises(SebenchError, match="leaves nothing to train"):
+        train_sft(model, tokenizer, build_examples(task_set.train[:2], Arm.CLOSED),
+                  SFTTrainingConfig(max_steps=1, freeze_fraction=1.0))
+
+
+def test_a_folder_without_a_model_is_a_user_error(tmp_path):
+    with pytest.raises(SebenchError, match="config.json"):
+        load_model(tmp_path)
