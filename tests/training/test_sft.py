@@ -33,7 +33,7 @@ def test_labels_cover_exactly_the_answer_tokens(tiny_model, task_set, tmp_path):
         text = tokenizer.decode(kept)
         # the answer and the end-of-turn marker, nothing of the prompt
         assert text.startswith(answer(task_set.train[row]))
-        assert "API documentation" not in text and task_set.train[row].query not in text
+        assert "Docs:" not in text and task_set.train[row].query not in text
         first = (labels != -100).nonzero()[0].item()
         prompt_text = tokenizer.decode(batch["input_ids"][row][:first])
         assert prompt_text.rstrip().endswith("assistant")

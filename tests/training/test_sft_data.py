@@ -16,8 +16,8 @@ def test_arms_share_targets_and_order_and_differ_only_by_the_docs_block(task_set
     assert [e.completion for e in closed] == [e.completion for e in opened]
     for c, o in zip(closed, opened, strict=True):
         closed_text, open_text = c.prompt[-1]["content"], o.prompt[-1]["content"]
-        assert "API documentation" not in closed_text
-        assert open_text.startswith("API documentation:")
+        assert "Docs:" not in closed_text
+        assert open_text.startswith("Docs:")
         assert open_text.endswith(closed_text)
         assert c.prompt[:-1] == o.prompt[:-1]  # the same (empty) system message
 

@@ -1,9 +1,9 @@
 """The programmatic task generator: tiny one-function problems for any library.
 
 A task is a sentence frame, a phrase for the function's result and a context noun ("Given the
-list of prices x, return their average."). Training uses 34 frames, five phrases per function and
-twelve nouns; the test uses two frames, two phrases per function and four nouns, none of them seen
-in training, so a model that passes the test has learned the function's name, not a sentence. Parameter names
+list of prices x, return their average."). Training uses 53 frames, eight phrases per function
+and twelve nouns; the test uses two frames, two phrases per function and four nouns, none of them
+seen in training, so a model that passes the test has learned the function's name, not a sentence. Parameter names
 are random, and every expected result comes from running NumPy on the test inputs (the library's
 arrays print exactly as NumPy's do). The answer to every task is the same two-call program:
 
@@ -39,6 +39,7 @@ _OPENINGS = (
     "Suppose {param} contains some {noun}.",
     "Consider the {noun} kept in {param}.",
     "The input {param} is a list of {noun}.",
+    "We have {noun} in {param}.",
 )
 _REQUESTS = (
     "Return {result}.",
@@ -46,6 +47,8 @@ _REQUESTS = (
     "Find {result}.",
     "Write a function that returns {result}.",
     "The result should be {result}.",
+    "Please return {result}.",
+    "What is {result}?",
 )
 _ONE_SENTENCE = (
     "Given the list of {noun} {param}, return {result}.",
@@ -58,10 +61,6 @@ TEST_FRAMES = (
     "I have some {noun} stored in {param}. Could you give me {result}?",
     "My {noun} are in {param}, and I need {result}.",
 )
-# Each function has seven result phrases: 0-4 for training, 5-6 held out for the test frames.
-TRAIN_PHRASES = (0, 1, 2, 3, 4)
-TEST_PHRASES = (5, 6)
-
 TRAIN_NOUNS = (
     "prices", "temperatures", "scores", "weights", "distances", "heights",
     "ages", "speeds", "salaries", "durations", "votes", "measurements",
@@ -79,66 +78,90 @@ class FunctionSpec:
     """One library function the generator can ask for."""
 
     numpy_name: str
-    summary: str  # the one-line doc shown in open-book prompts
-    phrases: tuple[str, ...]  # seven result phrases: five for training, two held out
-    values: str  # "any" | "positive" | "small": what inputs make sense
+    summary: str  # the one-line doc shown in open-book prompts (short: the open arm trains on it)
+    train_phrases: tuple[str, ...]  # ways to name the result in training prompts
+    test_phrases: tuple[str, ...]  # held out: never in a training prompt
+    values: str = "any"  # "any" | "positive" | "small": what inputs make sense
 
 
+# Many training phrases per function: the model should learn the meaning, not five strings.
+# The held-out phrases recombine words a pretrained model knows in ways training never shows.
 FUNCTIONS: dict[str, FunctionSpec] = {
     spec.numpy_name: spec
     for spec in (
-        FunctionSpec("mean", "Compute the arithmetic mean of the array elements.",
-                     ("their average", "the mean value", "the arithmetic mean", "the average value",
-                      "their mean", "the average of all of them", "the mean of the values"), "any"),
-        FunctionSpec("sum", "Sum of the array elements.",
-                     ("their total", "the sum", "the sum of all elements", "the total value",
-                      "their sum", "the grand total", "everything added together"), "any"),
-        FunctionSpec("max", "Return the maximum of an array.",
-                     ("the largest one", "the maximum", "the biggest value", "the highest value",
-                      "their maximum", "the greatest of them", "the largest value"), "any"),
-        FunctionSpec("min", "Return the minimum of an array.",
-                     ("the smallest one", "the minimum", "the lowest value", "the least value",
-                      "their minimum", "the smallest of them", "the lowest number"), "any"),
-        FunctionSpec("sqrt", "Return the non-negative square root of an array, element-wise.",
-                     ("the square root of each", "their square roots", "the element-wise square root",
-                      "the square root of every element", "each value's square root",
-                      "the square root of every entry", "all of their square roots"), "positive"),
-        FunctionSpec("abs", "Calculate the absolute value element-wise.",
-                     ("the absolute value of each", "their absolute values",
-                      "the element-wise absolute value", "the magnitude of every element",
-                      "each value without its sign", "the absolute value of every entry",
-                      "all of their absolute values"), "any"),
-        FunctionSpec("sort", "Return a sorted copy of an array.",
-                     ("them in ascending order", "a sorted copy", "the values sorted from low to high",
-                      "the sorted values", "them sorted", "them ordered from smallest to largest",
-                      "the values arranged in increasing order"), "any"),
-        FunctionSpec("cumsum", "Return the cumulative sum of the elements.",
-                     ("their running total", "the cumulative sum", "the cumulative sums",
-                      "the running sums", "the prefix sums", "the cumulative running totals",
-                      "each partial sum in order"), "any"),
-        FunctionSpec("argmax", "Return the index of the maximum value.",
-                     ("the index of the largest one", "the position of the maximum",
-                      "the index of the biggest value", "the index of the highest value",
-                      "where the maximum is", "the index of the maximum entry",
-                      "the position of the top value"), "any"),
-        FunctionSpec("median", "Compute the median of the array elements.",
-                     ("their median", "the median value", "the middle value", "the median",
-                      "the middle of the sorted values", "the value in the middle",
-                      "the median of them"), "any"),
-        FunctionSpec("std", "Compute the standard deviation of the array elements.",
-                     ("their standard deviation", "the standard deviation",
-                      "the spread as a standard deviation", "the population standard deviation",
-                      "how much they deviate (standard deviation)",
-                      "the standard deviation of the values",
-                      "their typical spread (standard deviation)"), "any"),
-        FunctionSpec("exp", "Calculate the exponential of all elements.",
-                     ("the exponential of each", "e raised to each value",
-                      "the element-wise exponential", "the exponential of every element",
-                      "their exponentials", "e to the power of every entry",
-                      "all of their exponentials"), "small"),
+        FunctionSpec(
+            "mean", "Arithmetic mean of an array.",
+            ("their average", "the mean value", "the arithmetic mean", "the average value",
+             "their mean", "the average", "the mean", "their arithmetic mean"),
+            ("the average of all of them", "the mean of the values")),
+        FunctionSpec(
+            "sum", "Sum of array elements.",
+            ("their total", "the sum", "the sum of all elements", "the total value",
+             "their sum", "the total", "the sum of the values", "the total of all values"),
+            ("the grand total", "everything added together")),
+        FunctionSpec(
+            "max", "Maximum of an array.",
+            ("the largest one", "the maximum", "the biggest value", "the highest value",
+             "their maximum", "the largest element", "the maximum value", "the highest one"),
+            ("the biggest of them", "the largest value")),
+        FunctionSpec(
+            "min", "Minimum of an array.",
+            ("the smallest one", "the minimum", "the lowest value", "the least value",
+             "their minimum", "the smallest element", "the minimum value", "the lowest one"),
+            ("the smallest of them", "the lowest number")),
+        FunctionSpec(
+            "sqrt", "Element-wise square root.",
+            ("the square root of each", "their square roots", "the element-wise square root",
+             "the square root of every element", "each value's square root",
+             "the square roots", "the square root of each value", "their element-wise square roots"),
+            ("the square root of every entry", "all of their square roots"), "positive"),
+        FunctionSpec(
+            "abs", "Element-wise absolute value.",
+            ("the absolute value of each", "their absolute values", "the element-wise absolute value",
+             "the magnitude of every element", "each value without its sign", "the absolute values",
+             "the absolute value of each value", "their element-wise absolute values"),
+            ("the absolute value of every entry", "all of their absolute values")),
+        FunctionSpec(
+            "sort", "Sorted copy of an array.",
+            ("them in ascending order", "a sorted copy", "the values sorted from low to high",
+             "the sorted values", "them sorted", "a sorted version", "the values in sorted order",
+             "them sorted in ascending order"),
+            ("them ordered from smallest to largest", "the values arranged in increasing order")),
+        FunctionSpec(
+            "cumsum", "Cumulative sum of the elements.",
+            ("their running total", "the cumulative sum", "the cumulative sums", "the running sums",
+             "the prefix sums", "the running totals", "the cumulative totals",
+             "their cumulative sum"),
+            ("the cumulative running totals", "each partial sum in order")),
+        FunctionSpec(
+            "argmax", "Index of the maximum value.",
+            ("the index of the largest one", "the position of the maximum",
+             "the index of the biggest value", "the index of the highest value",
+             "where the maximum is", "the index of the maximum", "the position of the largest one",
+             "the index where the maximum sits"),
+            ("the index of the maximum entry", "the position of the top value")),
+        FunctionSpec(
+            "median", "Median of an array.",
+            ("their median", "the median value", "the middle value", "the median",
+             "the middle of the sorted values", "the median of the values", "their middle value",
+             "the median element"),
+            ("the value in the middle", "the median of them")),
+        FunctionSpec(
+            "std", "Standard deviation of an array.",
+            ("their standard deviation", "the standard deviation",
+             "the spread as a standard deviation", "the population standard deviation",
+             "how much they deviate (standard deviation)", "the standard deviation value",
+             "their population standard deviation", "the std of the values"),
+            ("the standard deviation of the values", "their typical spread (standard deviation)")),
+        FunctionSpec(
+            "exp", "Element-wise exponential.",
+            ("the exponential of each", "e raised to each value", "the element-wise exponential",
+             "the exponential of every element", "their exponentials", "the exponentials",
+             "the exponential of each value", "their element-wise exponentials"),
+            ("e to the power of every entry", "all of their exponentials"), "small"),
     )
 }
-CONSTRUCTOR_SUMMARY = "Create an array from a list."
+CONSTRUCTOR_SUMMARY = "Create an array."
 
 DEMO_FUNCTIONS = ("mean", "sum", "max", "min", "sqrt", "abs")
 TWELVE_FUNCTIONS = DEMO_FUNCTIONS + ("sort", "cumsum", "argmax", "median", "std", "exp")
@@ -204,9 +227,9 @@ def _expected(numpy_name: str, values: list[int | float]) -> str:
 
 
 def _task(split: str, table: NameTable, spec: FunctionSpec, qualified: str, frame: str,
-          phrase: int, noun: str, rng: random.Random, cases: int) -> Task:
+          phrase: str, noun: str, rng: random.Random, cases: int) -> Task:
     param = rng.choice(PARAMETER_NAMES)
-    sentence = frame.format(noun=noun, param=param, result=spec.phrases[phrase])
+    sentence = frame.format(noun=noun, param=param, result=phrase)
     query = f"{sentence} Use the {table.package} library."
     signature = f"def {ENTRY_POINT}({param}):"
     inputs, expected = [], []
@@ -255,14 +278,16 @@ def generate_tasks(table: NameTable, config: TaskSetConfig | None = None) -> Tas
         spec = FUNCTIONS[numpy_name]
         for _ in range(config.train_per_function):
             train.append(_task("train", table, spec, names[numpy_name], rng.choice(TRAIN_FRAMES),
-                               rng.choice(TRAIN_PHRASES), rng.choice(TRAIN_NOUNS), rng,
+                               rng.choice(spec.train_phrases), rng.choice(TRAIN_NOUNS), rng,
                                config.cases_per_task))
-        # Every (test frame, held-out phrase, held-out noun) in turn, so that each function's test
-        # tasks cover the held-out phrasings evenly.
-        test_combos = [(f, p, n) for n in TEST_NOUNS for f in TEST_FRAMES for p in TEST_PHRASES]
-        rng.shuffle(test_combos)
+        # Every (test frame, held-out phrase) pair in turn, so that each function's test tasks
+        # cover the held-out phrasings evenly; nouns in a shuffled cycle.
+        pairs = [(f, p) for f in TEST_FRAMES for p in spec.test_phrases]
+        nouns = list(TEST_NOUNS)
+        rng.shuffle(nouns)
         for index in range(config.test_per_function):
-            frame, phrase, noun = test_combos[index % len(test_combos)]
+            frame, phrase = pairs[index % len(pairs)]
+            noun = nouns[index % len(nouns)]
             test.append(_task("single_test", table, spec, names[numpy_name], frame, phrase, noun,
                               rng, config.cases_per_task))
     # Interleave functions in training order; keep the test split grouped for readable reports.

@@ -43,7 +43,7 @@ def open_messages(task: Task, distractors: Sequence[str] = ()) -> list[dict[str,
     docs = list(task.extra.get("docs", ())) + [d for d in distractors if d not in task.extra.get("docs", ())]
     random.Random(task.task_id).shuffle(docs)
     block = "\n".join(f"- {line}" for line in docs)
-    return [SYSTEM, {"role": "user", "content": f"API documentation:\n{block}\n\n{task_text(task)}"}]
+    return [SYSTEM, {"role": "user", "content": f"Docs:\n{block}\n\n{task_text(task)}"}]
 
 
 def distractor_docs(task: Task, pool: Sequence[Task], count: int) -> list[str]:
