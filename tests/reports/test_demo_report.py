@@ -12,9 +12,17 @@ from sebench.training.demo import DemoConfig, DemoResult, Evaluation, TrainingRu
 
 def _evaluation(key: str, label: str, model: str, docs: bool, correct: int) -> Evaluation:
     verdicts = {"correct": correct, "wrong_answer": 2, "runtime_error": 24 - correct - 2}
-    return Evaluation(key=key, label=label, model=model, docs_at_test=docs, correct=correct,
-                      total=24, verdicts={k: v for k, v in verdicts.items() if v},
-                      per_function={"mean": (correct // 6, 4)}, seconds=7.5)
+    return Evaluation(
+        key=key,
+        label=label,
+        model=model,
+        docs_at_test=docs,
+        correct=correct,
+        total=24,
+        verdicts={k: v for k, v in verdicts.items() if v},
+        per_function={"mean": (correct // 6, 4)},
+        seconds=7.5,
+    )
 
 
 @pytest.fixture
@@ -26,8 +34,10 @@ def result() -> DemoResult:
             _evaluation("closed_no_docs", "closed-SFT, no docs", "closed-SFT", False, 21),
             _evaluation("open_docs", "open-SFT, docs at test", "open-SFT", True, 22),
         ],
-        trainings=[TrainingRun("closed", 65.0, 40, 320, 53_000_000, 1.6, 0.001, (1.6, 0.001)),
-                   TrainingRun("open", 95.0, 40, 320, 53_000_000, 0.47, 0.001, (0.47, 0.001))],
+        trainings=[
+            TrainingRun("closed", 65.0, 40, 320, 53_000_000, 1.6, 0.001, (1.6, 0.001)),
+            TrainingRun("open", 95.0, 40, 320, 53_000_000, 0.47, 0.001, (0.47, 0.001)),
+        ],
         wall_seconds=190.4,
         config=DemoConfig(),
         library={"package": "zwc", "functions": {"mean": "zwc.kocito"}, "constructor": "zwc.yitaf"},
@@ -44,15 +54,19 @@ def test_markdown_has_one_row_per_evaluation_with_accuracy_and_counts(result):
 
 
 def test_failed_threshold_is_an_unticked_box(result):
-    result.evaluations[2] = _evaluation("closed_no_docs", "closed-SFT, no docs", "closed-SFT",
-                                        False, 12)
+    result.evaluations[2] = _evaluation(
+        "closed_no_docs", "closed-SFT, no docs", "closed-SFT", False, 12
+    )
     text = demo_markdown(result)
     assert "- [ ] closed-SFT without docs >= 75%" in text
     assert result.paradox_shown is False
 
 
 def test_verdict_summary_lists_failures_most_frequent_first():
-    assert verdict_summary({"correct": 3, "no_code": 1, "wrong_answer": 5}) == "wrong_answer 5, no_code 1"
+    assert (
+        verdict_summary({"correct": 3, "no_code": 1, "wrong_answer": 5})
+        == "wrong_answer 5, no_code 1"
+    )
     assert verdict_summary({"correct": 4}) == "-"
 
 

@@ -35,4 +35,6 @@ def grader(seeded_lib):
 def task_set(seeded_lib):
     from sebench.training.taskgen import TaskSetConfig, generate_tasks
 
-    return generate_tasks(seeded_lib.table, TaskSetConfig(train_per_function=20, test_per_function=8))
+    return generate_tasks(
+        seeded_lib.table, TaskSetConfig(train_per_function=20, test_per_function=8)
+    )

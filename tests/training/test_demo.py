@@ -26,8 +26,9 @@ TINY = DemoConfig(
 def tiny_run(seeded_lib, tiny_model, grader, tmp_path_factory):
     out = tmp_path_factory.mktemp("demo")
     events = []
-    result = run_demo(seeded_lib, tiny_model, TINY, out_dir=out, on_progress=events.append,
-                      grader=grader)
+    result = run_demo(
+        seeded_lib, tiny_model, TINY, out_dir=out, on_progress=events.append, grader=grader
+    )
     return result, out, events
 
 
@@ -74,8 +75,11 @@ def test_demo_cli_prints_the_table_and_writes_the_report(tiny_model, tmp_path):
     from sebench.cli.main import app
 
     out = tmp_path / "cli-demo"
-    result = CliRunner().invoke(app, ["demo", "--model", str(tiny_model), "--steps", "1",
-                                      "--out", str(out)], env={"COLUMNS": "200"})
+    result = CliRunner().invoke(
+        app,
+        ["demo", "--model", str(tiny_model), "--steps", "1", "--out", str(out)],
+        env={"COLUMNS": "200"},
+    )
     assert result.exit_code == 0, result.output
     assert "closed-SFT, no docs" in result.output and "Total wall time" in result.output
     assert (out / "demo.md").exists() and (out / "demo.json").exists()

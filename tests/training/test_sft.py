@@ -39,11 +39,36 @@ def test_labels_cover_exactly_the_answer_tokens(tiny_model, task_set, tmp_path):
         assert prompt_text.rstrip().endswith("assistant")
 
 
+def test_answer_only_loss_equals_the_models_own_loss(tiny_model, task_set, tmp_path):
+    """The CPU trainer projects only the answer positions through the LM head; the loss must be
+    the model's own mean negative log-likelihood of the answer tokens."""
+    model, tokenizer = load_model(tiny_model)
+    examples = build_examples(task_set.train[:3], Arm.CLOSED)
+    config = SFTTrainingConfig(max_steps=1, batch_size=3, bf16=False, freeze_fraction=0)
+    trainer = build_trainer(model, tokenizer, examples, config, str(tmp_path))
+    assert type(trainer).__name__ == "AnswerOnlySFTTrainer"  # this machine has no GPU
+    batch = trainer.data_collator([trainer.train_dataset[i] for i in range(3)])
+    with torch.no_grad():
+        ours = trainer.compute_loss(trainer.model, dict(batch))
+        reference = model(
+            input_ids=batch["input_ids"],
+            attention_mask=batch["attention_mask"],
+            labels=batch["labels"],
+        ).loss
+    assert torch.allclose(ours, reference, rtol=1e-4), (ours, reference)
+
+
 def test_training_moves_only_the_unfrozen_layers(tiny_model, task_set):
     model, tokenizer = load_model(tiny_model)
     before = {name: p.detach().clone() for name, p in model.named_parameters()}
-    config = SFTTrainingConfig(max_steps=2, batch_size=2, warmup_steps=0, learning_rate=1e-2,
-                               freeze_fraction=0.5, bf16=False)
+    config = SFTTrainingConfig(
+        max_steps=2,
+        batch_size=2,
+        warmup_steps=0,
+        learning_rate=1e-2,
+        freeze_fraction=0.5,
+        bf16=False,
+    )
     result = train_sft(model, tokenizer, build_examples(task_set.train[:4], Arm.CLOSED), config)
     after = dict(result.model.named_parameters())
     for name, old in before.items():
@@ -72,8 +97,14 @@ def test_resolved_config_and_losses_are_saved_with_the_checkpoint(tiny_model, ta
 
     model, tokenizer = load_model(tiny_model)
     out = tmp_path / "ckpt"
-    train_sft(model, tokenizer, build_examples(task_set.train[:4], Arm.OPEN), FAST, out_dir=out,
-              extra_record={"arm": "open"})
+    train_sft(
+        model,
+        tokenizer,
+        build_examples(task_set.train[:4], Arm.OPEN),
+        FAST,
+        out_dir=out,
+        extra_record={"arm": "open"},
+    )
     record = json.loads((out / RUN_FILE).read_text())
     assert config_from_dict(record["config"]) == FAST
     assert record["arm"] == "open" and len(record["losses"]) == 2
@@ -83,8 +114,15 @@ def test_resolved_config_and_losses_are_saved_with_the_checkpoint(tiny_model, ta
 
 def test_lora_trains_adapters_and_merges_back_into_a_plain_model(tiny_model, task_set):
     model, tokenizer = load_model(tiny_model)
-    config = SFTTrainingConfig(max_steps=2, batch_size=2, warmup_steps=0, freeze_fraction=0,
-                               lora_rank=4, lora_alpha=8, bf16=False)
+    config = SFTTrainingConfig(
+        max_steps=2,
+        batch_size=2,
+        warmup_steps=0,
+        freeze_fraction=0,
+        lora_rank=4,
+        lora_alpha=8,
+        bf16=False,
+    )
     result = train_sft(model, tokenizer, build_examples(task_set.train[:4], Arm.CLOSED), config)
     assert result.trainable_parameters < result.total_parameters // 10
     assert type(result.model).__name__ == "LlamaForCausalLM"
@@ -94,8 +132,12 @@ def test_lora_trains_adapters_and_merges_back_into_a_plain_model(tiny_model, tas
 def test_freezing_every_layer_is_refused(tiny_model, task_set):
     model, tokenizer = load_model(tiny_model)
     with pytest.raises(SebenchError, match="leaves nothing to train"):
-        train_sft(model, tokenizer, build_examples(task_set.train[:2], Arm.CLOSED),
-                  SFTTrainingConfig(max_steps=1, freeze_fraction=1.0))
+        train_sft(
+            model,
+            tokenizer,
+            build_examples(task_set.train[:2], Arm.CLOSED),
+            SFTTrainingConfig(max_steps=1, freeze_fraction=1.0),
+        )
 
 
 def test_a_folder_without_a_model_is_a_user_error(tmp_path):

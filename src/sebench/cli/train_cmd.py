@@ -9,6 +9,11 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from sebench.training.sft import SFTTrainingConfig
+
+# The defaults shown in --help are the config dataclass's own (one source of truth).
+DEFAULT = SFTTrainingConfig()
+
 
 class ArmOption(StrEnum):
     OPEN = "open"
@@ -16,60 +21,109 @@ class ArmOption(StrEnum):
 
 
 def register(app: typer.Typer) -> None:
-    train = typer.Typer(help="Fine-tune a local model on library tasks (SFT).", no_args_is_help=True)
+    train = typer.Typer(
+        help="Fine-tune a local model on library tasks (SFT).", no_args_is_help=True
+    )
     app.add_typer(train, name="train")
 
     @train.command("tasks")
     def tasks(
-        out: Annotated[Path, typer.Option(help="Folder for tasks_train.jsonl and tasks_test.jsonl.")],
-        seed: Annotated[int, typer.Option(help="Seed for templates, parameter names and values.")] = 0,
-        functions: Annotated[str, typer.Option(help="Comma-separated NumPy names, or 'demo' / 'twelve'.")] = "demo",
+        out: Annotated[
+            Path, typer.Option(help="Folder for tasks_train.jsonl and tasks_test.jsonl.")
+        ],
+        seed: Annotated[
+            int, typer.Option(help="Seed for templates, parameter names and values.")
+        ] = 0,
+        functions: Annotated[
+            str, typer.Option(help="Comma-separated NumPy names, or 'demo' / 'twelve'.")
+        ] = "demo",
         train_per_function: Annotated[int, typer.Option()] = 64,
         test_per_function: Annotated[int, typer.Option()] = 8,
-        api_doc: Annotated[Path | None, typer.Option(help="Use the official library built from this api_doc.jsonl.")] = None,
+        api_doc: Annotated[
+            Path | None,
+            typer.Option(help="Use the official library built from this api_doc.jsonl."),
+        ] = None,
         lib: Annotated[Path | None, typer.Option(help="Use this built library folder.")] = None,
-        library_seed: Annotated[int, typer.Option(help="Seed of the fresh library used otherwise.")] = 0,
+        library_seed: Annotated[
+            int, typer.Option(help="Seed of the fresh library used otherwise.")
+        ] = 0,
     ) -> None:
         """Generate train and held-out test tasks (with target answers) for a library."""
         from sebench.cli.demo_cmd import resolve_demo_library
         from sebench.jsonl import write_jsonl
-        from sebench.training.taskgen import DEMO_FUNCTIONS, TWELVE_FUNCTIONS, TaskSetConfig, generate_tasks
+        from sebench.training.taskgen import (
+            DEMO_FUNCTIONS,
+            TWELVE_FUNCTIONS,
+            TaskSetConfig,
+            generate_tasks,
+        )
 
         chosen = {"demo": DEMO_FUNCTIONS, "twelve": TWELVE_FUNCTIONS}.get(
-            functions, tuple(f.strip() for f in functions.split(",") if f.strip()))
+            functions, tuple(f.strip() for f in functions.split(",") if f.strip())
+        )
         library = resolve_demo_library(lib, api_doc, library_seed)
-        made = generate_tasks(library.table, TaskSetConfig(
-            functions=chosen, train_per_function=train_per_function,
-            test_per_function=test_per_function, seed=seed))
+        made = generate_tasks(
+            library.table,
+            TaskSetConfig(
+                functions=chosen,
+                train_per_function=train_per_function,
+                test_per_function=test_per_function,
+                seed=seed,
+            ),
+        )
         out.mkdir(parents=True, exist_ok=True)
         write_jsonl(out / "tasks_train.jsonl", [t.to_dict() for t in made.train])
         write_jsonl(out / "tasks_test.jsonl", [t.to_dict() for t in made.test])
-        Console().print(f"{len(made.train)} train and {len(made.test)} test tasks in {out} "
-                        f"(library {library.package} at {library.root})")
+        Console().print(
+            f"{len(made.train)} train and {len(made.test)} test tasks in {out} "
+            f"(library {library.package} at {library.root})"
+        )
 
     @train.command("sft")
     def sft(
-        mode: Annotated[ArmOption, typer.Option(help="open: docs in the prompt; closed: the task alone.")],
-        data: Annotated[Path, typer.Option(help="Tasks JSONL with target answers (`sebench train tasks`).")],
+        mode: Annotated[
+            ArmOption, typer.Option(help="open: docs in the prompt; closed: the task alone.")
+        ],
+        data: Annotated[
+            Path, typer.Option(help="Tasks JSONL with target answers (`sebench train tasks`).")
+        ],
         out: Annotated[Path, typer.Option(help="Folder for the checkpoint and sebench_sft.json.")],
-        model: Annotated[Path | None, typer.Option(help="A local Hugging Face checkpoint (default: SmolLM2-135M-Instruct).")] = None,
-        steps: Annotated[int, typer.Option(help="Optimizer steps.")] = 40,
-        batch_size: Annotated[int, typer.Option()] = 8,
-        lr: Annotated[float, typer.Option(help="Peak learning rate.")] = 1e-4,
+        model: Annotated[
+            Path | None,
+            typer.Option(help="A local Hugging Face checkpoint (default: SmolLM2-135M-Instruct)."),
+        ] = None,
+        steps: Annotated[int, typer.Option(help="Optimizer steps.")] = DEFAULT.max_steps,
+        batch_size: Annotated[int, typer.Option()] = DEFAULT.batch_size,
+        lr: Annotated[float, typer.Option(help="Peak learning rate.")] = DEFAULT.learning_rate,
         seed: Annotated[int, typer.Option()] = 0,
-        distractors: Annotated[int, typer.Option(help="Docs of other functions in open prompts.")] = 0,
-        bf16: Annotated[bool, typer.Option(help="bf16 autocast (CPU) / mixed precision (GPU).")] = True,
-        freeze_fraction: Annotated[float, typer.Option(help="Fraction of decoder layers, from the bottom, to freeze (CPU speed).")] = 0.5,
-        freeze_embeddings: Annotated[bool, typer.Option(help="Freeze the (tied) embeddings.")] = True,
-        lora_rank: Annotated[int, typer.Option(help="LoRA rank; 0 trains the unfrozen weights themselves.")] = 0,
-        gradient_checkpointing: Annotated[bool, typer.Option(help="Trade compute for memory (GPU).")] = False,
+        distractors: Annotated[
+            int, typer.Option(help="Docs of other functions in open prompts.")
+        ] = 0,
+        bf16: Annotated[
+            bool, typer.Option(help="bf16 autocast (CPU) / mixed precision (GPU).")
+        ] = DEFAULT.bf16,
+        freeze_fraction: Annotated[
+            float,
+            typer.Option(
+                help="Fraction of decoder layers, from the bottom, to freeze (CPU speed)."
+            ),
+        ] = DEFAULT.freeze_fraction,
+        freeze_embeddings: Annotated[
+            bool, typer.Option(help="Freeze the (tied) embeddings.")
+        ] = DEFAULT.freeze_embeddings,
+        lora_rank: Annotated[
+            int, typer.Option(help="LoRA rank; 0 trains the unfrozen weights themselves.")
+        ] = 0,
+        gradient_checkpointing: Annotated[
+            bool, typer.Option(help="Trade compute for memory (GPU).")
+        ] = False,
     ) -> None:
         """Supervised fine-tuning on TRL's SFTTrainer, loss on the answer tokens only."""
         from sebench.data.schema import Task
         from sebench.errors import InputError
         from sebench.jsonl import iter_jsonl
         from sebench.rollout.smollm import default_model_dir
-        from sebench.training.sft import SFTTrainingConfig, load_model, train_sft
+        from sebench.training.sft import load_model, train_sft
         from sebench.training.sft_data import build_examples, write_examples
         from sebench.training.taskprompts import Arm
 
@@ -79,22 +133,41 @@ def register(app: typer.Typer) -> None:
             try:
                 rows.append(Task.from_dict(row))
             except (KeyError, TypeError) as exc:
-                raise InputError(f"not a task row: missing {exc}", path=str(data), line=line) from None
+                raise InputError(
+                    f"not a task row: missing {exc}", path=str(data), line=line
+                ) from None
         arm = Arm(mode.value)
         examples = build_examples(rows, arm, distractors=distractors)
         config = SFTTrainingConfig(
-            max_steps=steps, batch_size=batch_size, learning_rate=lr, seed=seed, bf16=bf16,
-            freeze_fraction=freeze_fraction, freeze_embeddings=freeze_embeddings, lora_rank=lora_rank,
-            gradient_checkpointing=gradient_checkpointing)
+            max_steps=steps,
+            batch_size=batch_size,
+            learning_rate=lr,
+            seed=seed,
+            bf16=bf16,
+            freeze_fraction=freeze_fraction,
+            freeze_embeddings=freeze_embeddings,
+            lora_rank=lora_rank,
+            gradient_checkpointing=gradient_checkpointing,
+        )
         model_dir = model or default_model_dir()
         loaded, tokenizer = load_model(model_dir)
 
         def on_progress(step: int, total: int, loss: float | None) -> None:
             if step == 1 or step % 10 == 0 or step == total:
-                console.print(f"  step {step}/{total}" + (f"  loss {loss:.4f}" if loss is not None else ""))
+                console.print(
+                    f"  step {step}/{total}" + (f"  loss {loss:.4f}" if loss is not None else "")
+                )
 
-        result = train_sft(loaded, tokenizer, examples, config, out_dir=out, on_progress=on_progress,
-                           extra_record={"arm": arm.value, "data": str(data), "base_model": str(model_dir)})
+        result = train_sft(
+            loaded,
+            tokenizer,
+            examples,
+            config,
+            out_dir=out,
+            on_progress=on_progress,
+            extra_record={"arm": arm.value, "data": str(data), "base_model": str(model_dir)},
+        )
         write_examples(out / "sft_examples.jsonl", examples)
-        console.print(f"{arm.value}-SFT: {steps} steps in {result.train_seconds:.0f} s; "
-                      f"checkpoint in {out}")
+        console.print(
+            f"{arm.value}-SFT: {steps} steps in {result.train_seconds:.0f} s; checkpoint in {out}"
+        )

@@ -10,7 +10,14 @@ if TYPE_CHECKING:
     from sebench.training.demo import DemoResult
 
 # Verdict columns shown in the table, in this order; any other kind is summed into "other".
-SHOWN_VERDICTS = ("correct", "wrong_answer", "runtime_error", "no_library", "no_code", "syntax_error")
+SHOWN_VERDICTS = (
+    "correct",
+    "wrong_answer",
+    "runtime_error",
+    "no_library",
+    "no_code",
+    "syntax_error",
+)
 
 
 def verdict_summary(verdicts: dict[str, int]) -> str:
@@ -30,7 +37,9 @@ def demo_markdown(result: DemoResult) -> str:
         )
     config = result.config
     trainings = ", ".join(f"{t.arm}-SFT {t.seconds:.0f} s" for t in result.trainings)
-    functions = ", ".join(f"{name} = `{qual}`" for name, qual in result.library["functions"].items())
+    functions = ", ".join(
+        f"{name} = `{qual}`" for name, qual in result.library["functions"].items()
+    )
     lines += [
         "",
         f"Held-out tasks: {config.test_per_function} per function, sentence structures and "
@@ -53,14 +62,17 @@ def _write_text(path: Path, text: str) -> Path:
     return path
 
 
-def write_demo_report(result: DemoResult, out_dir: str | Path, *, chart: bool = True) -> dict[str, Path]:
+def write_demo_report(
+    result: DemoResult, out_dir: str | Path, *, chart: bool = True
+) -> dict[str, Path]:
     """`demo.json`, `demo.md` and (if matplotlib is installed) `demo.png` in `out_dir`."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written = {
         "json": _write_text(out / "demo.json", json.dumps(result.to_dict(), indent=2) + "\n"),
-        "markdown": _write_text(out / "demo.md", "# The Open-Book Paradox, on this machine\n\n"
-                                      + demo_markdown(result)),
+        "markdown": _write_text(
+            out / "demo.md", "# The Open-Book Paradox, on this machine\n\n" + demo_markdown(result)
+        ),
     }
     if chart:
         from sebench.reports.figures import demo_chart

@@ -54,7 +54,9 @@ def default_model_dir(cache_dir: Path | None = None) -> Path:
     bars_were_on = transformers.utils.logging.is_progress_bar_enabled()
     transformers.utils.logging.disable_progress_bar()
     try:
-        model = transformers.AutoModelForCausalLM.from_pretrained(source.parent, gguf_file=source.name)
+        model = transformers.AutoModelForCausalLM.from_pretrained(
+            source.parent, gguf_file=source.name
+        )
         tokenizer = transformers.AutoTokenizer.from_pretrained(source.parent, gguf_file=source.name)
     finally:
         if bars_were_on:

@@ -26,8 +26,12 @@ class SFTExample:
     completion: list[dict[str, str]]  # the assistant's answer
 
     def to_dict(self) -> dict[str, Any]:
-        return {"task_id": self.task_id, "arm": self.arm.value, "prompt": self.prompt,
-                "completion": self.completion}
+        return {
+            "task_id": self.task_id,
+            "arm": self.arm.value,
+            "prompt": self.prompt,
+            "completion": self.completion,
+        }
 
 
 def build_examples(tasks: Sequence[Task], arm: Arm, *, distractors: int = 0) -> list[SFTExample]:
@@ -37,12 +41,14 @@ def build_examples(tasks: Sequence[Task], arm: Arm, *, distractors: int = 0) -> 
         if "target" not in task.extra:
             raise InputError(f"task {task.task_id} has no target answer (extra.target)")
         noise = distractor_docs(task, tasks, distractors) if arm is Arm.OPEN else []
-        examples.append(SFTExample(
-            task_id=task.task_id,
-            arm=arm,
-            prompt=messages(task, arm, noise),
-            completion=[{"role": "assistant", "content": answer(task)}],
-        ))
+        examples.append(
+            SFTExample(
+                task_id=task.task_id,
+                arm=arm,
+                prompt=messages(task, arm, noise),
+                completion=[{"role": "assistant", "content": answer(task)}],
+            )
+        )
     return examples
 
 
@@ -54,9 +60,14 @@ def read_examples(path: str | Path) -> list[SFTExample]:
     examples = []
     for line, row in _rows(path):
         try:
-            examples.append(SFTExample(task_id=str(row["task_id"]), arm=Arm(row["arm"]),
-                                       prompt=list(row["prompt"]),
-                                       completion=list(row["completion"])))
+            examples.append(
+                SFTExample(
+                    task_id=str(row["task_id"]),
+                    arm=Arm(row["arm"]),
+                    prompt=list(row["prompt"]),
+                    completion=list(row["completion"]),
+                )
+            )
         except (KeyError, ValueError, TypeError) as exc:
             raise InputError(f"not an SFT example: {exc}", path=str(path), line=line) from None
     return examples

@@ -62,14 +62,46 @@ TEST_FRAMES = (
     "My {noun} are in {param}, and I need {result}.",
 )
 TRAIN_NOUNS = (
-    "prices", "temperatures", "scores", "weights", "distances", "heights",
-    "ages", "speeds", "salaries", "durations", "votes", "measurements",
+    "prices",
+    "temperatures",
+    "scores",
+    "weights",
+    "distances",
+    "heights",
+    "ages",
+    "speeds",
+    "salaries",
+    "durations",
+    "votes",
+    "measurements",
 )
 TEST_NOUNS = ("rainfall amounts", "exam marks", "sensor readings", "daily step counts")
 
 PARAMETER_NAMES = (
-    "x", "xs", "values", "data", "nums", "arr", "items", "vals", "numbers", "seq", "lst", "a",
-    "v", "series", "samples", "entries", "points", "inputs", "row", "q", "z", "w", "col", "obs",
+    "x",
+    "xs",
+    "values",
+    "data",
+    "nums",
+    "arr",
+    "items",
+    "vals",
+    "numbers",
+    "seq",
+    "lst",
+    "a",
+    "v",
+    "series",
+    "samples",
+    "entries",
+    "points",
+    "inputs",
+    "row",
+    "q",
+    "z",
+    "w",
+    "col",
+    "obs",
 )
 
 
@@ -90,75 +122,187 @@ FUNCTIONS: dict[str, FunctionSpec] = {
     spec.numpy_name: spec
     for spec in (
         FunctionSpec(
-            "mean", "Arithmetic mean of an array.",
-            ("their average", "the mean value", "the arithmetic mean", "the average value",
-             "their mean", "the average", "the mean", "their arithmetic mean"),
-            ("the average of all of them", "the mean of the values")),
+            "mean",
+            "Arithmetic mean of an array.",
+            (
+                "their average",
+                "the mean value",
+                "the arithmetic mean",
+                "the average value",
+                "their mean",
+                "the average",
+                "the mean",
+                "their arithmetic mean",
+            ),
+            ("the average of all of them", "the mean of the values"),
+        ),
         FunctionSpec(
-            "sum", "Sum of array elements.",
-            ("their total", "the sum", "the sum of all elements", "the total value",
-             "their sum", "the total", "the sum of the values", "the total of all values"),
-            ("the grand total", "everything added together")),
+            "sum",
+            "Sum of array elements.",
+            (
+                "their total",
+                "the sum",
+                "the sum of all elements",
+                "the total value",
+                "their sum",
+                "the total",
+                "the sum of the values",
+                "the total of all values",
+            ),
+            ("the grand total", "everything added together"),
+        ),
         FunctionSpec(
-            "max", "Maximum of an array.",
-            ("the largest one", "the maximum", "the biggest value", "the highest value",
-             "their maximum", "the largest element", "the maximum value", "the highest one"),
-            ("the biggest of them", "the largest value")),
+            "max",
+            "Maximum of an array.",
+            (
+                "the largest one",
+                "the maximum",
+                "the biggest value",
+                "the highest value",
+                "their maximum",
+                "the largest element",
+                "the maximum value",
+                "the highest one",
+            ),
+            ("the biggest of them", "the largest value"),
+        ),
         FunctionSpec(
-            "min", "Minimum of an array.",
-            ("the smallest one", "the minimum", "the lowest value", "the least value",
-             "their minimum", "the smallest element", "the minimum value", "the lowest one"),
-            ("the smallest of them", "the lowest number")),
+            "min",
+            "Minimum of an array.",
+            (
+                "the smallest one",
+                "the minimum",
+                "the lowest value",
+                "the least value",
+                "their minimum",
+                "the smallest element",
+                "the minimum value",
+                "the lowest one",
+            ),
+            ("the smallest of them", "the lowest number"),
+        ),
         FunctionSpec(
-            "sqrt", "Element-wise square root.",
-            ("the square root of each", "their square roots", "the element-wise square root",
-             "the square root of every element", "each value's square root",
-             "the square roots", "the square root of each value", "their element-wise square roots"),
-            ("the square root of every entry", "all of their square roots"), "positive"),
+            "sqrt",
+            "Element-wise square root.",
+            (
+                "the square root of each",
+                "their square roots",
+                "the element-wise square root",
+                "the square root of every element",
+                "each value's square root",
+                "the square roots",
+                "the square root of each value",
+                "their element-wise square roots",
+            ),
+            ("the square root of every entry", "all of their square roots"),
+            "positive",
+        ),
         FunctionSpec(
-            "abs", "Element-wise absolute value.",
-            ("the absolute value of each", "their absolute values", "the element-wise absolute value",
-             "the magnitude of every element", "each value without its sign", "the absolute values",
-             "the absolute value of each value", "their element-wise absolute values"),
-            ("the absolute value of every entry", "all of their absolute values")),
+            "abs",
+            "Element-wise absolute value.",
+            (
+                "the absolute value of each",
+                "their absolute values",
+                "the element-wise absolute value",
+                "the magnitude of every element",
+                "each value without its sign",
+                "the absolute values",
+                "the absolute value of each value",
+                "their element-wise absolute values",
+            ),
+            ("the absolute value of every entry", "all of their absolute values"),
+        ),
         FunctionSpec(
-            "sort", "Sorted copy of an array.",
-            ("them in ascending order", "a sorted copy", "the values sorted from low to high",
-             "the sorted values", "them sorted", "a sorted version", "the values in sorted order",
-             "them sorted in ascending order"),
-            ("them ordered from smallest to largest", "the values arranged in increasing order")),
+            "sort",
+            "Sorted copy of an array.",
+            (
+                "them in ascending order",
+                "a sorted copy",
+                "the values sorted from low to high",
+                "the sorted values",
+                "them sorted",
+                "a sorted version",
+                "the values in sorted order",
+                "them sorted in ascending order",
+            ),
+            ("them ordered from smallest to largest", "the values arranged in increasing order"),
+        ),
         FunctionSpec(
-            "cumsum", "Cumulative sum of the elements.",
-            ("their running total", "the cumulative sum", "the cumulative sums", "the running sums",
-             "the prefix sums", "the running totals", "the cumulative totals",
-             "their cumulative sum"),
-            ("the cumulative running totals", "each partial sum in order")),
+            "cumsum",
+            "Cumulative sum of the elements.",
+            (
+                "their running total",
+                "the cumulative sum",
+                "the cumulative sums",
+                "the running sums",
+                "the prefix sums",
+                "the running totals",
+                "the cumulative totals",
+                "their cumulative sum",
+            ),
+            ("the cumulative running totals", "each partial sum in order"),
+        ),
         FunctionSpec(
-            "argmax", "Index of the maximum value.",
-            ("the index of the largest one", "the position of the maximum",
-             "the index of the biggest value", "the index of the highest value",
-             "where the maximum is", "the index of the maximum", "the position of the largest one",
-             "the index where the maximum sits"),
-            ("the index of the maximum entry", "the position of the top value")),
+            "argmax",
+            "Index of the maximum value.",
+            (
+                "the index of the largest one",
+                "the position of the maximum",
+                "the index of the biggest value",
+                "the index of the highest value",
+                "where the maximum is",
+                "the index of the maximum",
+                "the position of the largest one",
+                "the index where the maximum sits",
+            ),
+            ("the index of the maximum entry", "the position of the top value"),
+        ),
         FunctionSpec(
-            "median", "Median of an array.",
-            ("their median", "the median value", "the middle value", "the median",
-             "the middle of the sorted values", "the median of the values", "their middle value",
-             "the median element"),
-            ("the value in the middle", "the median of them")),
+            "median",
+            "Median of an array.",
+            (
+                "their median",
+                "the median value",
+                "the middle value",
+                "the median",
+                "the middle of the sorted values",
+                "the median of the values",
+                "their middle value",
+                "the median element",
+            ),
+            ("the value in the middle", "the median of them"),
+        ),
         FunctionSpec(
-            "std", "Standard deviation of an array.",
-            ("their standard deviation", "the standard deviation",
-             "the spread as a standard deviation", "the population standard deviation",
-             "how much they deviate (standard deviation)", "the standard deviation value",
-             "their population standard deviation", "the std of the values"),
-            ("the standard deviation of the values", "their typical spread (standard deviation)")),
+            "std",
+            "Standard deviation of an array.",
+            (
+                "their standard deviation",
+                "the standard deviation",
+                "the spread as a standard deviation",
+                "the population standard deviation",
+                "how much they deviate (standard deviation)",
+                "the standard deviation value",
+                "their population standard deviation",
+                "the std of the values",
+            ),
+            ("the standard deviation of the values", "their typical spread (standard deviation)"),
+        ),
         FunctionSpec(
-            "exp", "Element-wise exponential.",
-            ("the exponential of each", "e raised to each value", "the element-wise exponential",
-             "the exponential of every element", "their exponentials", "the exponentials",
-             "the exponential of each value", "their element-wise exponentials"),
-            ("e to the power of every entry", "all of their exponentials"), "small"),
+            "exp",
+            "Element-wise exponential.",
+            (
+                "the exponential of each",
+                "e raised to each value",
+                "the element-wise exponential",
+                "the exponential of every element",
+                "their exponentials",
+                "the exponentials",
+                "the exponential of each value",
+                "their element-wise exponentials",
+            ),
+            ("e to the power of every entry", "all of their exponentials"),
+            "small",
+        ),
     )
 }
 CONSTRUCTOR_SUMMARY = "Create an array."
@@ -226,8 +370,17 @@ def _expected(numpy_name: str, values: list[int | float]) -> str:
     return str(function(np.array(values)))
 
 
-def _task(split: str, table: NameTable, spec: FunctionSpec, qualified: str, frame: str,
-          phrase: str, noun: str, rng: random.Random, cases: int) -> Task:
+def _task(
+    split: str,
+    table: NameTable,
+    spec: FunctionSpec,
+    qualified: str,
+    frame: str,
+    phrase: str,
+    noun: str,
+    rng: random.Random,
+    cases: int,
+) -> Task:
     param = rng.choice(PARAMETER_NAMES)
     sentence = frame.format(noun=noun, param=param, result=phrase)
     query = f"{sentence} Use the {table.package} library."
@@ -246,14 +399,18 @@ def _task(split: str, table: NameTable, spec: FunctionSpec, qualified: str, fram
         test_inputs=tuple(inputs),
         expected=tuple(expected),
         selected_functions=(spec.numpy_name,),
-        numpy_reference=(f"import numpy as np\n\ndef {ENTRY_POINT}({param}):\n"
-                         f"    return np.{spec.numpy_name}(np.array({param}))\n"),
+        numpy_reference=(
+            f"import numpy as np\n\ndef {ENTRY_POINT}({param}):\n"
+            f"    return np.{spec.numpy_name}(np.array({param}))\n"
+        ),
         example_input=inputs[0],
         extra={
             "generator": "sebench.training.taskgen",
             # The open-book prompt's API docs: the task's function, then the array constructor.
-            "docs": [one_line_doc(qualified, spec.summary),
-                     one_line_doc(table.constructor, CONSTRUCTOR_SUMMARY, "object")],
+            "docs": [
+                one_line_doc(qualified, spec.summary),
+                one_line_doc(table.constructor, CONSTRUCTOR_SUMMARY, "object"),
+            ],
             "target": target_code(table.package, qualified, table.constructor, param),
             "frame": frame,
             "phrase": phrase,
@@ -277,9 +434,19 @@ def generate_tasks(table: NameTable, config: TaskSetConfig | None = None) -> Tas
     for numpy_name in config.functions:
         spec = FUNCTIONS[numpy_name]
         for _ in range(config.train_per_function):
-            train.append(_task("train", table, spec, names[numpy_name], rng.choice(TRAIN_FRAMES),
-                               rng.choice(spec.train_phrases), rng.choice(TRAIN_NOUNS), rng,
-                               config.cases_per_task))
+            train.append(
+                _task(
+                    "train",
+                    table,
+                    spec,
+                    names[numpy_name],
+                    rng.choice(TRAIN_FRAMES),
+                    rng.choice(spec.train_phrases),
+                    rng.choice(TRAIN_NOUNS),
+                    rng,
+                    config.cases_per_task,
+                )
+            )
         # Every (test frame, held-out phrase) pair in turn, so that each function's test tasks
         # cover the held-out phrasings evenly; nouns in a shuffled cycle.
         pairs = [(f, p) for f in TEST_FRAMES for p in spec.test_phrases]
@@ -288,8 +455,19 @@ def generate_tasks(table: NameTable, config: TaskSetConfig | None = None) -> Tas
         for index in range(config.test_per_function):
             frame, phrase = pairs[index % len(pairs)]
             noun = nouns[index % len(nouns)]
-            test.append(_task("single_test", table, spec, names[numpy_name], frame, phrase, noun,
-                              rng, config.cases_per_task))
+            test.append(
+                _task(
+                    "single_test",
+                    table,
+                    spec,
+                    names[numpy_name],
+                    frame,
+                    phrase,
+                    noun,
+                    rng,
+                    config.cases_per_task,
+                )
+            )
     # Interleave functions in training order; keep the test split grouped for readable reports.
     rng.shuffle(train)
     return TaskSet(train=tuple(train), test=tuple(test), config=config)

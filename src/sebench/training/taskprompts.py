@@ -40,7 +40,9 @@ def closed_messages(task: Task) -> list[dict[str, str]]:
 
 def open_messages(task: Task, distractors: Sequence[str] = ()) -> list[dict[str, str]]:
     """The API docs of the task's functions (and any distractor docs, shuffled in), then the task."""
-    docs = list(task.extra.get("docs", ())) + [d for d in distractors if d not in task.extra.get("docs", ())]
+    docs = list(task.extra.get("docs", ())) + [
+        d for d in distractors if d not in task.extra.get("docs", ())
+    ]
     random.Random(task.task_id).shuffle(docs)
     block = "\n".join(f"- {line}" for line in docs)
     return [SYSTEM, {"role": "user", "content": f"Docs:\n{block}\n\n{task_text(task)}"}]
@@ -58,7 +60,9 @@ def distractor_docs(task: Task, pool: Sequence[Task], count: int) -> list[str]:
                 seen.setdefault(line)
     candidates = sorted(seen)
     # The constructor's doc is in every task's own docs, so it never appears as a distractor.
-    return random.Random(f"{task.task_id}-distractors").sample(candidates, min(count, len(candidates)))
+    return random.Random(f"{task.task_id}-distractors").sample(
+        candidates, min(count, len(candidates))
+    )
 
 
 def messages(task: Task, arm: Arm, distractors: Sequence[str] = ()) -> list[dict[str, str]]:
