@@ -50,17 +50,17 @@ def default_model_dir(cache_dir: Path | None = None) -> Path:
         return target
     transformers = require("transformers", "train")
     require("gguf", "train")
-    # Library code does not print: no "Converting and de-quantizing GGUF tensors" bars.
-    bars_were_on = transformers.utils.logging.is_progress_bar_enabled()
-    transformers.utils.logging.disable_progress_bar()
-    try:
+    # Library code does not print: transformers draws "Converting and de-quantizing GGUF
+    # tensors" and "Writing model shards" bars with plain tqdm on stderr, so stderr is captured
+    # for this one-time step (errors still raise).
+    import contextlib
+    import io
+
+    with contextlib.redirect_stderr(io.StringIO()):
         model = transformers.AutoModelForCausalLM.from_pretrained(
             source.parent, gguf_file=source.name
         )
         tokenizer = transformers.AutoTokenizer.from_pretrained(source.parent, gguf_file=source.name)
-    finally:
-        if bars_were_on:
-            transformers.utils.logging.enable_progress_bar()
     # The weights are dequantized already, but the model still carries the GGUF quantizer:
     # save_pretrained refuses it, and a leftover quantization config would make
     # `from_pretrained(target)` look for the GGUF file again.
@@ -70,8 +70,9 @@ def default_model_dir(cache_dir: Path | None = None) -> Path:
     # Write next to the target and rename, so an interrupted conversion never looks complete.
     partial = target.with_name(target.name + f".partial-{os.getpid()}")
     partial.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(partial)
-    tokenizer.save_pretrained(partial)
+    with contextlib.redirect_stderr(io.StringIO()):
+        model.save_pretrained(partial)
+        tokenizer.save_pretrained(partial)
     if target.exists():  # another process finished first
         import shutil
 

@@ -58,7 +58,7 @@ def write_examples(path: str | Path, examples: Iterable[SFTExample]) -> None:
 
 def read_examples(path: str | Path) -> list[SFTExample]:
     examples = []
-    for line, row in _rows(path):
+    for line, row in iter_jsonl(path):
         try:
             examples.append(
                 SFTExample(
@@ -71,7 +71,3 @@ def read_examples(path: str | Path) -> list[SFTExample]:
         except (KeyError, ValueError, TypeError) as exc:
             raise InputError(f"not an SFT example: {exc}", path=str(path), line=line) from None
     return examples
-
-
-def _rows(path: str | Path) -> Iterable[tuple[int, dict[str, Any]]]:
-    yield from iter_jsonl(path)
