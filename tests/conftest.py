@@ -10,7 +10,9 @@ import pytest
 pytest_plugins = ["tests.fixtures_library"]
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_DATA = Path(os.environ.get("SEBENCH_SHARED_DATA", REPO.parent / "shared" / "data" / "sebench"))
+SHARED_DATA = Path(
+    os.environ.get("SEBENCH_SHARED_DATA", REPO.parent / "shared" / "data" / "sebench")
+)
 
 
 @pytest.fixture(scope="session")

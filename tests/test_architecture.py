@@ -65,9 +65,20 @@ def test_importing_the_grader_loads_no_torch() -> None:
 
 
 def test_cli_lists_every_command_group() -> None:
-    out = subprocess.run([sys.executable, "-m", "sebench.cli.main", "--help"],
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "sebench.cli.main", "--help"], capture_output=True, text=True
+    )
     assert out.returncode == 0, out.stderr
-    for command in ("lib", "data", "validate", "prompt", "rollout", "eval", "run", "train",
-                    "demo", "doctor"):
+    for command in (
+        "lib",
+        "data",
+        "validate",
+        "prompt",
+        "rollout",
+        "eval",
+        "run",
+        "train",
+        "demo",
+        "doctor",
+    ):
         assert command in out.stdout, command

@@ -15,8 +15,14 @@ class SebenchError(Exception):
 class InputError(SebenchError):
     """A malformed input file or row; the message names the file, line and field."""
 
-    def __init__(self, message: str, *, path: str | None = None, line: int | None = None,
-                 field: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        line: int | None = None,
+        field: str | None = None,
+    ) -> None:
         where = ""
         if path is not None:
             where = f"{path}:{line}: " if line is not None else f"{path}: "

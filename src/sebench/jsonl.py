@@ -27,18 +27,21 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError:
-                raise InputError("not UTF-8 text (is this a binary file?)", path=str(path),
-                                 line=number) from None
+                raise InputError(
+                    "not UTF-8 text (is this a binary file?)", path=str(path), line=number
+                ) from None
             if not text.strip():
                 continue
             try:
                 obj = json.loads(text)
             except json.JSONDecodeError as exc:
-                raise InputError(f"invalid JSON ({exc.msg} at column {exc.colno})",
-                                 path=str(path), line=number) from None
+                raise InputError(
+                    f"invalid JSON ({exc.msg} at column {exc.colno})", path=str(path), line=number
+                ) from None
             if not isinstance(obj, dict):
-                raise InputError(f"expected a JSON object, got {type(obj).__name__}",
-                                 path=str(path), line=number)
+                raise InputError(
+                    f"expected a JSON object, got {type(obj).__name__}", path=str(path), line=number
+                )
             yield number, obj
 
 

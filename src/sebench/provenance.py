@@ -9,7 +9,17 @@ from datetime import UTC, datetime
 from importlib import metadata
 from typing import Any
 
-_TRACKED = ("sebench", "numpy", "torch", "transformers", "trl", "peft", "datasets", "openai", "vllm")
+_TRACKED = (
+    "sebench",
+    "numpy",
+    "torch",
+    "transformers",
+    "trl",
+    "peft",
+    "datasets",
+    "openai",
+    "vllm",
+)
 
 
 def package_versions() -> dict[str, str]:

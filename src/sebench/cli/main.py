@@ -34,8 +34,18 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for module in (lib_cmd, data_cmd, validate_cmd, prompt_cmd, rollout_cmd, eval_cmd, run_cmd,
-               train_cmd, demo_cmd, doctor_cmd):
+for module in (
+    lib_cmd,
+    data_cmd,
+    validate_cmd,
+    prompt_cmd,
+    rollout_cmd,
+    eval_cmd,
+    run_cmd,
+    train_cmd,
+    demo_cmd,
+    doctor_cmd,
+):
     module.register(app)
 
 
@@ -56,8 +66,11 @@ def main() -> None:
     except click.exceptions.Abort:
         code = 130
     if code == 130:
-        err.print("[yellow]interrupted: finished work is saved; rerun the same command to resume[/]")
+        err.print(
+            "[yellow]interrupted: finished work is saved; rerun the same command to resume[/]"
+        )
     sys.exit(code if isinstance(code, int) else 0)
+
 
 if __name__ == "__main__":
     main()
