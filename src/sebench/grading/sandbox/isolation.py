@@ -201,7 +201,12 @@ def setup_server(config: SandboxConfig, protected: list[str]) -> ServerIsolation
 
     read_only = read_only_paths()
     base = None
-    if layers["mount_namespace"]:
+    hidden_by_tmpfs = [p for p in read_only if _inside(p, ["/tmp"])]
+    if layers["mount_namespace"] and hidden_by_tmpfs:
+        # A Python installation under /tmp (a virtual environment made there) would vanish
+        # under a private /tmp; Landlock still keeps the rest of the host's /tmp unreadable.
+        details["scratch"] = f"a folder in the host's /tmp (Python lives in {hidden_by_tmpfs[0]})"
+    elif layers["mount_namespace"]:
         # A private /tmp: the scratch dir lives on a size-capped tmpfs that vanishes with the
         # namespace, even when the server is killed, and the host's /tmp is out of sight.
         try:
