@@ -17,17 +17,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import statistics
-import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))  # the official reference lives with the tests
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "sebench" / "single_test_dev.jsonl"
-MARKER = "=====sebench-results====="
 
 
 def build_samples(data: Path, count: int):
@@ -44,51 +42,6 @@ def build_samples(data: Path, count: int):
             base.append((task, f"```python\n{code}\n```"))
     samples = [base[i % len(base)] for i in range(count)]
     return library, samples
-
-
-def official_category(task, response: str, library, timeout_s: float = 3.0) -> str:
-    """The official approach: static checks by regex, then a fresh interpreter per sample."""
-    blocks = re.findall(r"```python\n(.*?)```", response, re.DOTALL)
-    if not blocks:
-        return "without_zwc"
-    code = blocks[-1]
-    constructor = library.table.constructor.rsplit(".", 1)[1]
-    body = "\n".join(line for line in code.splitlines() if line[:1].isspace())
-    if not [n for n in re.findall(r"zwc\.(?:\w+\.)?(\w+)\(", body) if n != constructor]:
-        return "without_zwc"
-    if re.search(r"^\s*(import numpy|from numpy)", code, re.MULTILINE):
-        return "numpy"
-    program = "\n".join(
-        [
-            code,
-            "import numpy",
-            "results = []",
-            *[f"results.append({task.entry_point}({args}))" for args in task.test_inputs],
-            f"print({MARKER!r})",
-            "print('#'.join(str(r) for r in results))",
-        ]
-    )
-    env = {**os.environ, "PYTHONPATH": str(library.root), "OPENBLAS_NUM_THREADS": "1"}
-    try:
-        run = subprocess.run(
-            [sys.executable, "-c", program],
-            capture_output=True,
-            text=True,
-            timeout=timeout_s + 2,
-            env=env,
-            cwd="/tmp",
-        )
-    except subprocess.TimeoutExpired:
-        return "exe_error"
-    if run.returncode != 0 or MARKER not in run.stdout:
-        return "exe_error"
-    from sebench.grading.compare import outputs_match
-
-    printed = run.stdout.split(MARKER, 1)[1].strip().split("#")
-    if len(printed) != len(task.expected):
-        return "result_error"
-    same = all(outputs_match(p, e) for p, e in zip(printed, task.expected, strict=True))
-    return "acc" if same else "result_error"
 
 
 def bare_fork_ms(repeats: int = 200) -> float:
@@ -148,6 +101,8 @@ def cost_split(grader, samples) -> dict[str, float]:
 
 
 def run_official(library, samples, workers: int):
+    from tests.helpers.official_reference import official_category
+
     start = time.perf_counter()
     with ThreadPoolExecutor(max_workers=workers) as threads:
         categories = list(threads.map(lambda s: official_category(s[0], s[1], library), samples))

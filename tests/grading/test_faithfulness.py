@@ -1,67 +1,18 @@
 """Honest responses land in the same official category under our grader and the official rules.
 
-`official_category` below is a small, independent reference of the official grader: a regex
-check for a library call inside the function, a regex check for NumPy imports, then the program
-run in a fresh `python` process (the library on PYTHONPATH) with the test calls appended, its
-stdout split on '#' and compared per test case (with the shared comparator: the official
-comparator's known bugs only matter for dict results and cheats, not for these responses).
+The official rules come from `tests/helpers/official_reference.py`, a small independent
+reference of the official grader (also the official approach in the throughput benchmark).
 """
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from sebench.grading.compare import outputs_match
 from tests.grading.conftest import fenced
-
-MARKER = "=====sebench-results====="
-
-
-def official_category(task, response: str, library) -> str:
-    blocks = re.findall(r"```python\n(.*?)```", response, re.DOTALL)
-    if not blocks:
-        return "without_zwc"
-    code = blocks[-1]
-    constructor = library.table.constructor.rsplit(".", 1)[1]
-    # "inside the function": any indented line (a function body, helpers included)
-    body = "\n".join(line for line in code.splitlines() if line[:1].isspace())
-    calls = [name for name in re.findall(r"zwc\.(?:\w+\.)?(\w+)\(", body) if name != constructor]
-    try:
-        compile(code, "<response>", "exec")
-    except SyntaxError:
-        return "without_zwc"
-    if not calls:
-        return "without_zwc"
-    if re.search(r"^\s*(import numpy|from numpy)", code, re.MULTILINE):
-        return "numpy"
-    harness = [code, "results = []"]
-    harness += [f"results.append({task.entry_point}({args}))" for args in task.test_inputs]
-    harness += [f"print({MARKER!r})", "print('#'.join(str(r) for r in results))"]
-    env = {**os.environ, "PYTHONPATH": str(library.root), "OPENBLAS_NUM_THREADS": "1"}
-    try:
-        run = subprocess.run(
-            [sys.executable, "-c", "\n".join(harness)],
-            capture_output=True,
-            text=True,
-            timeout=3 + 5,
-            env=env,
-            cwd="/tmp",
-        )  # + interpreter start
-    except subprocess.TimeoutExpired:
-        return "exe_error"
-    if run.returncode != 0 or MARKER not in run.stdout:
-        return "exe_error"
-    printed = run.stdout.split(MARKER, 1)[1].strip().split("#")
-    if len(printed) != len(task.expected):
-        return "result_error"
-    ok = all(outputs_match(p, e) for p, e in zip(printed, task.expected, strict=True))
-    return "acc" if ok else "result_error"
+from tests.helpers.official_reference import official_category
 
 
 def _rename(code: str, entry: str) -> str:
