@@ -4,17 +4,16 @@ The package follows the pipeline: library -> data -> prompts -> rollout -> gradi
 -> reports -> cli. Imports flow one way along it.
 """
 
-from importlib import import_module
+from typing import TYPE_CHECKING
+
+from sebench.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from sebench.grading.grader import grade
 
 __version__ = "0.1.0"
 
-# Public API, imported on first use so that `import sebench` stays light.
-_LAZY = {"grade": "sebench.grading.grader"}
-
 __all__ = ["__version__", "grade"]
 
-
-def __getattr__(name: str):
-    if name in _LAZY:
-        return getattr(import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'sebench' has no attribute {name!r}")
+# Public API, imported on first use so that `import sebench` stays light.
+__getattr__ = lazy_exports(__name__, {"grade": "sebench.grading.grader"})

@@ -10,7 +10,25 @@
 - `validate`: every task's references through the grader (`sebench validate`)
 """
 
-from sebench.grading.grader import Grader, grade
-from sebench.grading.verdicts import OfficialCategory, Verdict, VerdictKind
+from typing import TYPE_CHECKING
+
+from sebench.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from sebench.grading.grader import Grader, grade
+    from sebench.grading.verdicts import OfficialCategory, Verdict, VerdictKind
 
 __all__ = ["Grader", "OfficialCategory", "Verdict", "VerdictKind", "grade"]
+
+# Imported on first use: the sandbox's fork server imports `sebench.grading.sandbox`, and must
+# not pull in the grader (threads, logging), whose fork handlers would slow down every fork.
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "Grader": "sebench.grading.grader",
+        "grade": "sebench.grading.grader",
+        "OfficialCategory": "sebench.grading.verdicts",
+        "Verdict": "sebench.grading.verdicts",
+        "VerdictKind": "sebench.grading.verdicts",
+    },
+)

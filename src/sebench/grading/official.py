@@ -14,6 +14,8 @@ from __future__ import annotations
 import ast
 from typing import Protocol
 
+from sebench.grading.statements import BLOCK_FIELDS
+
 
 class LibraryNames(Protocol):
     """What the static check needs from a `NameTable`."""
@@ -28,29 +30,65 @@ class LibraryNames(Protocol):
 
 def calls_library_in_functions(tree: ast.Module, table: LibraryNames) -> bool:
     """Whether a function in the code calls a library function other than the constructor."""
-    bindings = _library_bindings(tree, table.package)
+    imports, calls = _imports_and_function_calls(tree)
+    bindings = _library_bindings(imports, table.package)
     if not bindings:
         return False
-    known = table.library_to_numpy()
-    for function in ast.walk(tree):
-        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
-            continue
-        for node in ast.walk(function):
-            if isinstance(node, ast.Call):
-                target = _resolve(node.func, bindings, known)
-                if (
-                    target
-                    and target.startswith(table.package + ".")
-                    and target != table.constructor
-                ):
-                    return True
+    # Only a star import needs the name list (to tell library names from the code's own).
+    known = table.library_to_numpy() if "*" in bindings else {}
+    prefix = table.package + "."
+    for call in calls:
+        target = _resolve(call.func, bindings, known)
+        if target and target.startswith(prefix) and target != table.constructor:
+            return True
     return False
 
 
-def _library_bindings(tree: ast.Module, package: str) -> dict[str, str]:
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_IMPORTS = (ast.Import, ast.ImportFrom)
+
+
+def _imports_and_function_calls(tree: ast.Module) -> tuple[list[ast.AST], list[ast.Call]]:
+    """Every import statement, and every call inside a function (def or lambda).
+
+    Statements outside functions are followed block by block; only their expressions are
+    walked (for lambdas), and each outermost function once, whole: about half the work of
+    walking every node with its function context."""
+    imports: list[ast.AST] = []
+    calls: list[ast.Call] = []
+
+    def take_function(function: ast.AST) -> None:
+        for inner in ast.walk(function):
+            if isinstance(inner, ast.Call):
+                calls.append(inner)
+            elif isinstance(inner, _IMPORTS):
+                imports.append(inner)
+
+    todo: list[ast.AST] = [tree]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, _DEFS):
+            take_function(node)
+            continue
+        if isinstance(node, _IMPORTS):
+            imports.append(node)
+            continue
+        for name, value in ast.iter_fields(node):
+            if name in BLOCK_FIELDS and isinstance(value, list):
+                todo.extend(value)  # statements, `except` handlers, `match` cases
+                continue
+            for part in value if isinstance(value, list) else (value,):
+                if isinstance(part, ast.AST):
+                    for inner in ast.walk(part):
+                        if isinstance(inner, ast.Lambda):
+                            take_function(inner)
+    return imports, calls
+
+
+def _library_bindings(imports: list[ast.AST], package: str) -> dict[str, str]:
     """Local name -> qualified library name, for every import of the library in the code."""
     bindings: dict[str, str] = {}
-    for node in ast.walk(tree):
+    for node in imports:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.split(".")[0] != package:

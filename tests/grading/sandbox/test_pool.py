@@ -11,7 +11,7 @@ import pytest
 
 from sebench.errors import SebenchError
 from sebench.grading.sandbox import ExecStatus, Job, SandboxConfig, SandboxPool, isolation
-from tests.grading.sandbox.conftest import children_of, processes_of
+from tests.grading.sandbox.conftest import leftovers
 
 SOLVE_MEAN = """
 import zwc
@@ -227,8 +227,43 @@ def test_grandchild_leaving_the_group_is_killed_without_seccomp(standin_library)
             )
         )
         assert execution.cases[0].printed == "1"
-        assert children_of(leaky.server_pids()[0]) == []
-        assert processes_of(leaky.sandbox_uids()) == []
+        assert leftovers(leaky) == []
+
+
+def test_no_process_of_a_job_is_left_when_the_next_job_starts(standin_library):
+    # The server reaps after replying; the next job must still find the previous one's
+    # processes gone, even a grandchild in its own session (possible only without seccomp).
+    layers = ("network_namespace", "mount_namespace", "uid_drop", "landlock")
+    leave_one = textwrap.dedent("""
+        import os, time
+        def solve(x):
+            read, write = os.pipe()
+            if os.fork() == 0:
+                os.setsid()
+                pid = os.fork()
+                if pid == 0:
+                    time.sleep(60)
+                os.write(write, str(pid).encode())
+                os._exit(0)
+            return int(os.read(read, 32))
+    """)
+    look = textwrap.dedent("""
+        import os
+        def solve(pid):
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                return "gone"
+            except PermissionError:  # another Landlock domain: it exists
+                pass
+            return "alive"
+    """)
+    with SandboxPool(standin_library, SandboxConfig(workers=1, layers=layers)) as leaky:
+        for _ in range(3):
+            grandchild = leaky.run(Job(leave_one, "solve", ("x=1",))).cases[0].printed
+            assert grandchild is not None and int(grandchild) > 0
+            checked = leaky.run(Job(look, "solve", (f"pid={grandchild}",)))
+            assert checked.cases[0].printed == "gone"
 
 
 def test_closing_the_pool_stops_every_server(standin_library):

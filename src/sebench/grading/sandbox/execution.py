@@ -57,7 +57,8 @@ class Execution:
     early). `setup_error` is the exception type name when executing the code itself failed
     (then `cases` is empty). `detail` says why a non-OK status was given (the signal, the limit,
     the protocol violation). `timings` (seconds): `fork`, `isolation`, `run`, `total` (in the
-    server, fork to reaped child) and `roundtrip` (in the grader, request to reply).
+    server, fork to killed child), `reaped_before` (the server reaping and cleaning up after the
+    previous job, once its reply was sent) and `roundtrip` (in the grader, request to reply).
     """
 
     status: ExecStatus

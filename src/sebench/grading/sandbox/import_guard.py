@@ -1,4 +1,6 @@
-"""A child-only import guard: untrusted code cannot import NumPy at run time.
+"""An import guard for the children: untrusted code cannot import NumPy at run time.
+
+Installed in the fork server once its own imports are done, so every child inherits it.
 
 The static policy refuses NumPy imports it can see; this catches the ones it cannot (an `eval`
 or `__import__("numpy")` reached through some stdlib back door). NumPy and the library stay in
@@ -27,7 +29,7 @@ REFUSED = ("numpy",)
 
 
 def install(trusted_packages: tuple[str, ...]) -> None:
-    """Install the guard in this (forked child) process; NumPy itself is always trusted."""
+    """Install the guard in this process (the fork server); NumPy itself is always trusted."""
     from importlib import _bootstrap
 
     real_import = builtins.__import__

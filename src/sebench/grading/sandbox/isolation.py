@@ -29,7 +29,6 @@ import os
 import shutil
 import signal
 import stat
-import subprocess
 import sys
 import sysconfig
 import tempfile
@@ -424,6 +423,8 @@ def _probe_child_layers(isolation: ServerIsolation) -> None:
 
 def describe() -> tuple[dict[str, bool], dict[str, str], list[str]]:
     """Set up the layers in a throwaway fresh interpreter and report them (for `doctor`)."""
+    import subprocess  # not at the top: the fork server imports this module (see server.py)
+
     result = subprocess.run(
         [sys.executable, "-P", "-m", "sebench.grading.sandbox.server", "--probe"],
         capture_output=True,

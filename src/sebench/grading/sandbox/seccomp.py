@@ -15,7 +15,6 @@ copy of the program and loads it with one prctl.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import errno
 import os
 import struct
@@ -134,11 +133,20 @@ class _ArgCmp(ctypes.Structure):
 
 @cache
 def _library() -> ctypes.CDLL | None:
-    name = ctypes.util.find_library("seccomp") or "libseccomp.so.2"
     try:
-        lib = ctypes.CDLL(name, use_errno=True)
+        lib = ctypes.CDLL("libseccomp.so.2", use_errno=True)
     except OSError:
-        return None
+        # `ctypes.util` imports subprocess, hence threading, whose fork handler costs every
+        # fork of the server: only when the soname alone is not found.
+        from ctypes.util import find_library
+
+        name = find_library("seccomp")
+        if name is None:
+            return None
+        try:
+            lib = ctypes.CDLL(name, use_errno=True)
+        except OSError:
+            return None
     lib.seccomp_init.restype = ctypes.c_void_p
     lib.seccomp_init.argtypes = [ctypes.c_uint32]
     lib.seccomp_rule_add_array.argtypes = [
