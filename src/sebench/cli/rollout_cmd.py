@@ -7,6 +7,7 @@ choosing a backend (one `match`), and the progress bar.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
@@ -73,20 +74,32 @@ def resolve_library(lib: Path | None, data: str | Path | None, api_doc: Path | N
     return official_library(api_doc or find_api_doc(data))
 
 
+# Backend options `sebench rollout` and `sebench run` both take.
+ConcurrencyOption = Annotated[int, typer.Option(help="openai: requests in flight.")]
+TimeoutOption = Annotated[float, typer.Option(help="openai: seconds per attempt.")]
+RetriesOption = Annotated[int, typer.Option(help="openai: retries per request.")]
+BatchSizeOption = Annotated[int, typer.Option(help="hf: prompts per batch.")]
+DeviceOption = Annotated[str | None, typer.Option(help="hf: torch device.")]
+
+
+@dataclass(frozen=True)
+class BackendOptions:
+    """How to reach a model: what the backend options of the commands say."""
+
+    model: str | None = None
+    base_urls: tuple[str, ...] = ()
+    api_key_env: str = "OPENAI_API_KEY"
+    concurrency: int = 32
+    timeout_s: float = 900.0
+    max_retries: int = 6
+    batch_size: int = 8
+    device: str | None = None
+
+
 def make_backend(
-    kind: BackendKind,
-    *,
-    model: str | None,
-    tasks: list[Task],
-    library: Any,
-    base_urls: list[str],
-    api_key_env: str,
-    concurrency: int,
-    timeout_s: float,
-    max_retries: int,
-    batch_size: int,
-    device: str | None,
+    kind: BackendKind, options: BackendOptions, *, tasks: list[Task], library: Any
 ) -> Backend:
+    model = options.model
     from sebench.errors import SebenchError
 
     match kind:
@@ -99,10 +112,10 @@ def make_backend(
                 return HFLocalBackend(
                     default_model_dir(),
                     name="SmolLM2-135M-Instruct",
-                    batch_size=batch_size,
-                    device=device,
+                    batch_size=options.batch_size,
+                    device=options.device,
                 )
-            return HFLocalBackend(model, batch_size=batch_size, device=device)
+            return HFLocalBackend(model, batch_size=options.batch_size, device=options.device)
         case BackendKind.OPENAI:
             from sebench.rollout.openai_compat import OpenAICompatBackend, OpenAIConfig
 
@@ -110,12 +123,12 @@ def make_backend(
                 raise SebenchError("--backend openai needs --model NAME (the served model name)")
             config = OpenAIConfig(
                 model=model,
-                concurrency=concurrency,
-                timeout_s=timeout_s,
-                max_retries=max_retries,
-                **({"base_urls": tuple(base_urls)} if base_urls else {}),
+                concurrency=options.concurrency,
+                timeout_s=options.timeout_s,
+                max_retries=options.max_retries,
+                **({"base_urls": options.base_urls} if options.base_urls else {}),
             )
-            return OpenAICompatBackend(config, api_key=os.environ.get(api_key_env))
+            return OpenAICompatBackend(config, api_key=os.environ.get(options.api_key_env))
         case BackendKind.VLLM:
             from sebench.rollout.vllm_offline import VLLMOfflineBackend
 
@@ -242,11 +255,11 @@ def register(app: typer.Typer) -> None:
             ),
         ] = None,
         seed: Annotated[int, typer.Option(help="Base seed; per-sample seeds derive from it.")] = 0,
-        concurrency: Annotated[int, typer.Option(help="openai: requests in flight.")] = 32,
-        timeout: Annotated[float, typer.Option(help="openai: seconds per attempt.")] = 900.0,
-        max_retries: Annotated[int, typer.Option(help="openai: retries per request.")] = 6,
-        batch_size: Annotated[int, typer.Option(help="hf: prompts per batch.")] = 8,
-        device: Annotated[str | None, typer.Option(help="hf: torch device.")] = None,
+        concurrency: ConcurrencyOption = 32,
+        timeout: TimeoutOption = 900.0,
+        max_retries: RetriesOption = 6,
+        batch_size: BatchSizeOption = 8,
+        device: DeviceOption = None,
         lib: Annotated[
             Path | None,
             typer.Option(help="A built library folder (default: the official library)."),
@@ -285,12 +298,9 @@ def register(app: typer.Typer) -> None:
             retry_errors=retry_errors,
         )
         chosen = backend
-        engine = make_backend(
-            chosen,
+        options = BackendOptions(
             model=model,
-            tasks=tasks,
-            library=library,
-            base_urls=base_url or [],
+            base_urls=tuple(base_url or ()),
             api_key_env=api_key_env,
             concurrency=concurrency,
             timeout_s=timeout,
@@ -298,6 +308,7 @@ def register(app: typer.Typer) -> None:
             batch_size=batch_size,
             device=device,
         )
+        engine = make_backend(chosen, options, tasks=tasks, library=library)
         try:
             with ProgressBar(console, f"{engine.model_name} {chosen_split}") as bar:
                 summary = rollout(

@@ -26,7 +26,13 @@ from rich.table import Table
 
 from sebench.cli.rollout_cmd import (
     BackendKind,
+    BackendOptions,
+    BatchSizeOption,
+    ConcurrencyOption,
+    DeviceOption,
     ProgressBar,
+    RetriesOption,
+    TimeoutOption,
     describe,
     make_backend,
     resolve_library,
@@ -174,11 +180,11 @@ def register(app: typer.Typer) -> None:
             Path | None,
             typer.Option(help="Output folder (default: runs/<model>); rerun to resume."),
         ] = None,
-        concurrency: Annotated[int, typer.Option(help="openai: requests in flight.")] = 32,
-        timeout: Annotated[float, typer.Option(help="openai: seconds per attempt.")] = 900.0,
-        max_retries: Annotated[int, typer.Option(help="openai: retries per request.")] = 6,
-        batch_size: Annotated[int, typer.Option(help="hf: prompts per batch.")] = 8,
-        device: Annotated[str | None, typer.Option(help="hf: torch device.")] = None,
+        concurrency: ConcurrencyOption = 32,
+        timeout: TimeoutOption = 900.0,
+        max_retries: RetriesOption = 6,
+        batch_size: BatchSizeOption = 8,
+        device: DeviceOption = None,
         lib: Annotated[
             Path | None, typer.Option(help="A built library folder (default: official).")
         ] = None,
@@ -218,6 +224,16 @@ def register(app: typer.Typer) -> None:
         eval_config = EvalConfig(
             sandbox=SandboxConfig(workers=workers, allow_unisolated=allow_unisolated)
         )
+        options = BackendOptions(
+            model=model,
+            base_urls=tuple(base_url or ()),
+            api_key_env=api_key_env,
+            concurrency=concurrency,
+            timeout_s=timeout,
+            max_retries=max_retries,
+            batch_size=batch_size,
+            device=device,
+        )
         cells: list[Cell] = []
         try:
             for split_name in splits:
@@ -228,19 +244,7 @@ def register(app: typer.Typer) -> None:
                 if agents:
                     systems += [(agent, modes[:1]) for agent in AGENTS if agent != backend]
                 for kind, system_modes in systems:
-                    engine = make_backend(
-                        kind,
-                        model=model,
-                        tasks=split_tasks,
-                        library=library,
-                        base_urls=base_url or [],
-                        api_key_env=api_key_env,
-                        concurrency=concurrency,
-                        timeout_s=timeout,
-                        max_retries=max_retries,
-                        batch_size=batch_size,
-                        device=device,
-                    )
+                    engine = make_backend(kind, options, tasks=split_tasks, library=library)
                     try:
                         for prompt_mode in system_modes:
                             name = f"{_slug(engine.model_name)}.{split_name}.{prompt_mode}"
