@@ -159,8 +159,8 @@ class Server:
                 )
             finally:
                 os._exit(child.EXIT_ISOLATION_FAILED)
-        os.close(write_fd)
         self._unreaped = pid
+        os.close(write_fd)
         try:
             return self._collect(pid, read_fd, nonce, len(inputs), t0, deadline)
         finally:
