@@ -86,14 +86,15 @@ DeviceOption = Annotated[str | None, typer.Option(help="hf: torch device.")]
 class BackendOptions:
     """How to reach a model: what the backend options of the commands say."""
 
-    model: str | None = None
-    base_urls: tuple[str, ...] = ()
-    api_key_env: str = "OPENAI_API_KEY"
-    concurrency: int = 32
-    timeout_s: float = 900.0
-    max_retries: int = 6
-    batch_size: int = 8
-    device: str | None = None
+    # No defaults here: the commands' options hold them, and always pass every field.
+    model: str | None
+    base_urls: tuple[str, ...]
+    api_key_env: str
+    concurrency: int
+    timeout_s: float
+    max_retries: int
+    batch_size: int
+    device: str | None
 
 
 def make_backend(

@@ -23,11 +23,11 @@ from sebench.grading.compare import DEFAULT_TOLERANCE, Tolerance, outputs_match
 from sebench.grading.extract import extract_code
 from sebench.grading.official import calls_library_in_functions
 from sebench.grading.policy import Refusal, find_refusals
+from sebench.grading.sandbox.execution import ExecStatus, Execution, Job
 from sebench.grading.verdicts import OfficialCategory, Verdict, VerdictKind
 
 if TYPE_CHECKING:
     from sebench.grading.sandbox.config import SandboxConfig
-    from sebench.grading.sandbox.execution import Execution, Job
     from sebench.library.library import Library
 
 _END = object()
@@ -162,8 +162,6 @@ class Grader:
             return _infra_error("judging", exc)
 
     def execute(self, job: Job) -> Execution:
-        from sebench.grading.sandbox import Execution
-
         self.start()
         try:
             return self._pool.run(job)
@@ -231,15 +229,11 @@ class Grader:
                     detail="the task names no function and the code defines none",
                 )
             )
-        from sebench.grading.sandbox import Job
-
         job = Job(code=code, entry_point=entry_point, test_inputs=tuple(task.test_inputs))
         return Prepared(None, job=job, calls_library=calls_library)
 
     def judge(self, task: Task, prepared: Prepared, execution: Execution) -> Verdict:
         """The dynamic stage: turn the sandbox's report into a verdict, comparing here."""
-        from sebench.grading.sandbox import ExecStatus
-
         cases = execution.cases
         used_at_run_time = any(case.non_constructor_calls > 0 for case in cases)
         library_used = prepared.calls_library or used_at_run_time
@@ -303,8 +297,6 @@ def _no_library_static(refusal: Refusal | None) -> Verdict:
 
 
 def _failed_run(execution: Execution, case: int) -> Verdict:
-    from sebench.grading.sandbox import ExecStatus
-
     detail = _short(execution.detail or "")
     match execution.status:
         case ExecStatus.TIMEOUT:

@@ -110,7 +110,7 @@ class Server:
         gc.freeze()
         self._unreaped: int | None = None  # the last child: killed, reaped after the reply
         self.plan = self._plan()  # what the next child applies, made ahead of its job
-        self.reap_seconds = 0.0  # how long the last `finish` took (reported with the next job)
+        self.reap_seconds = 0.0  # how long the last `finish` took
 
     def hello(self) -> dict:
         return {
@@ -124,7 +124,7 @@ class Server:
 
     def run(self, job: dict) -> dict:
         if self._unreaped is not None:  # `finish` not called since the last job: never two
-            self.reap_seconds = self.finish()
+            self.finish()
         config, plan = self.config, self.plan
         inputs = job["inputs"]
         nonce = secrets.token_hex(16)
@@ -166,9 +166,9 @@ class Server:
         finally:
             os.close(read_fd)
 
-    def finish(self) -> float:
+    def finish(self) -> None:
         """Reap the last child (killed already), clean up after it and plan the next child;
-        seconds it took.
+        the time it took goes with the next job's timings (`reaped_before`).
 
         Called after the reply is sent, and always before the next fork: no process or file of
         one job is left when the next job starts. The reap waits for the child's exit to free its
@@ -181,7 +181,7 @@ class Server:
             os.waitpid(pid, 0)
         self._clean_up()
         self.plan = self._plan()
-        return time.perf_counter() - started
+        self.reap_seconds = time.perf_counter() - started
 
     def _plan(self) -> isolation.ChildPlan:
         # Recomputed per job: the server's own mappings can grow slowly (caches, arenas).
@@ -480,7 +480,7 @@ def main(argv: list[str]) -> int:
             if job is None:
                 break
             protocol.write_all(out_fd, _reply(server, job))
-            server.reap_seconds = server.finish()
+            server.finish()
     except BrokenPipeError:
         pass
     finally:
