@@ -21,7 +21,6 @@ import os
 import statistics
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -60,7 +59,8 @@ class BareFork:
 
         args = [str(library.root), library.package, library.submodule]
         self.process = subprocess.Popen(
-            [sys.executable, str(Path(__file__).resolve()), "--bare-fork", *args],
+            # started as the fork servers are (`server_command`): no `site`, nothing of this script
+            [sys.executable, "-S", "-P", str(Path(__file__).resolve()), "--bare-fork", *args],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -89,6 +89,8 @@ def bare_fork_in_server_shape(root: str, package: str, submodule: str) -> None:
     importlib.import_module(package)
     importlib.import_module(f"{package}.{submodule}")
     server.preimport()
+    if "threading" in sys.modules:  # its fork handler would slow the baseline and flatter us
+        raise SystemExit("the bare-fork baseline imported threading")
     gc.freeze()
     for _ in sys.stdin:
         start = time.perf_counter()
@@ -156,6 +158,8 @@ REAP = "reap + clean"
 
 
 def run_official(library, samples, workers: int):
+    from concurrent.futures import ThreadPoolExecutor  # not at the top: see BareFork
+
     from tests.helpers.official_reference import official_category
 
     start = time.perf_counter()

@@ -4,7 +4,6 @@ the harness's sender on the stack, NumPy imported at run time. Each through a re
 from __future__ import annotations
 
 import subprocess
-import sys
 import textwrap
 import time
 
@@ -184,7 +183,7 @@ def test_encode_escapes_lone_surrogates_and_decodes_them_back():
 def test_a_job_the_server_cannot_handle_is_infra_error_and_the_server_goes_on(standin_library):
     """A malformed job (here: no inputs) fails inside the server; the next job still runs."""
     process = subprocess.Popen(
-        [sys.executable, "-P", "-m", "sebench.grading.sandbox.server"],
+        isolation.server_command(),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,

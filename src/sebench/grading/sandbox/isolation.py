@@ -426,7 +426,7 @@ def describe() -> tuple[dict[str, bool], dict[str, str], list[str]]:
     import subprocess  # not at the top: the fork server imports this module (see server.py)
 
     result = subprocess.run(
-        [sys.executable, "-P", "-m", "sebench.grading.sandbox.server", "--probe"],
+        server_command("--probe"),
         capture_output=True,
         text=True,
         timeout=120,
@@ -446,14 +446,31 @@ def detect_layers() -> dict[str, bool]:
     return describe()[0]
 
 
+def server_command(*args: str) -> list[str]:
+    """How a fork server is started: a fresh interpreter, never a fork of the grader.
+
+    `-S`: no `site`, so no `.pth` file of the environment runs in the server. Some import
+    `threading` (seen on CI: a certifi hook), whose fork handler would cost every sample ~0.6 ms;
+    the path the server needs comes from `server_environment` instead. `-P`: no folder of the
+    grader's (its working directory) on the path.
+    """
+    return [sys.executable, "-S", "-P", "-m", "sebench.grading.sandbox.server", *args]
+
+
 def server_environment() -> dict[str, str]:
-    """The environment of a fork server: nothing of the grader's (no keys, no tokens)."""
+    """The environment of a fork server: nothing of the grader's (no keys, no tokens), and a
+    path holding exactly what the server imports beyond the stdlib: sebench and NumPy."""
+    import importlib.util
+
     import sebench
 
-    source_root = str(Path(sebench.__file__).resolve().parent.parent)
+    roots = [Path(sebench.__file__).resolve().parent.parent]
+    numpy = importlib.util.find_spec("numpy")
+    if numpy is not None and numpy.origin:
+        roots.append(Path(numpy.origin).resolve().parent.parent)
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "PYTHONPATH": source_root,
+        "PYTHONPATH": os.pathsep.join(dict.fromkeys(map(str, roots))),
         "PYTHONDONTWRITEBYTECODE": "1",
         # single-threaded BLAS before NumPy loads: forks stay cheap, RLIMIT_AS does not break it
         "OPENBLAS_NUM_THREADS": "1",

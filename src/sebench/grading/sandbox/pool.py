@@ -1,7 +1,7 @@
 """`SandboxPool`: the grader's handle on N warm fork servers, safe to share between threads.
 
-Each server is a fresh interpreter (`python -P -m sebench.grading.sandbox.server`) started with
-a clean environment; it never sees an expected output. A server that dies or hangs is replaced,
+Each server is a fresh interpreter (`python -S -P -m sebench.grading.sandbox.server`) started
+with a clean environment; it never sees an expected output. A server that dies or hangs is replaced,
 and the job it held comes back as INFRA_ERROR, never dropped.
 """
 
@@ -12,7 +12,6 @@ import os
 import queue
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -27,10 +26,8 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 STARTUP_TIMEOUT_S = 120.0  # importing NumPy and the library on a loaded 2-core machine
-REPLY_MARGIN_S = 10.0
-MAX_REPLY_BYTES = (
-    256 << 20
-)  # far above any reply the server builds under the output cap  # beyond the job's timeout before a silent server counts as hung
+REPLY_MARGIN_S = 10.0  # beyond the job's timeout before a silent server counts as hung
+MAX_REPLY_BYTES = 256 << 20  # far above any reply the server builds under the output cap
 
 
 class LibraryLike(Protocol):
@@ -51,7 +48,7 @@ class _Server:
         self.slot = slot
         self.log = tempfile.TemporaryFile()  # noqa: SIM115 - the server's stderr, closed in close()
         self.process = subprocess.Popen(
-            [sys.executable, "-P", "-m", "sebench.grading.sandbox.server"],
+            isolation.server_command(),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.log,

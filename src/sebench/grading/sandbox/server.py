@@ -29,6 +29,7 @@ import json  # noqa: E402
 import secrets  # noqa: E402
 import select  # noqa: E402
 import shutil  # noqa: E402
+import site  # noqa: E402 - under -S (see isolation.server_command) it only defines functions
 import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 
@@ -84,6 +85,10 @@ PREIMPORTS = (
 
 
 def preimport(extra: tuple[str, ...] = ()) -> None:
+    # The builtins `site` adds (`exit`, `quit`, `help`, ...): solutions graded officially have them.
+    site.setquit()
+    site.setcopyright()
+    site.sethelper()
     for name in PREIMPORTS + extra:
         with contextlib.suppress(ImportError):
             importlib.import_module(name)
