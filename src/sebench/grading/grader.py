@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 from sebench.data.schema import Task
 from sebench.grading.compare import DEFAULT_TOLERANCE, Tolerance, outputs_match
 from sebench.grading.extract import extract_code
-from sebench.grading.official import calls_library_in_functions
-from sebench.grading.policy import Refusal, find_refusals
+from sebench.grading.official import any_library_call
+from sebench.grading.policy import Refusal, scan
 from sebench.grading.sandbox.execution import ExecStatus, Execution, Job
 from sebench.grading.verdicts import OfficialCategory, Verdict, VerdictKind
 
@@ -184,8 +184,9 @@ class Grader:
             detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
             return Prepared(Verdict(VerdictKind.SYNTAX_ERROR, detail=_short(detail)))
         try:
-            calls_library = calls_library_in_functions(tree, self.table)
-            refusals = find_refusals(tree, self.table.package)
+            found = scan(tree, self.table.package)
+            calls_library = any_library_call(found.imports, found.function_calls, self.table)
+            refusals = found.refusals
         except RecursionError:
             return Prepared(
                 Verdict(VerdictKind.POLICY, rule="too-deep", detail="code nested too deeply")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from typing import Protocol
 
-from sebench.grading.statements import BLOCK_FIELDS
+from sebench.grading.policy import scan
 
 
 class LibraryNames(Protocol):
@@ -30,59 +30,25 @@ class LibraryNames(Protocol):
 
 def calls_library_in_functions(tree: ast.Module, table: LibraryNames) -> bool:
     """Whether a function in the code calls a library function other than the constructor."""
-    imports, calls = _imports_and_function_calls(tree)
+    found = scan(tree, table.package)
+    return any_library_call(found.imports, found.function_calls, table)
+
+
+def any_library_call(
+    imports: list[ast.AST], function_calls: list[ast.Call], table: LibraryNames
+) -> bool:
+    """The same, from what `policy.scan` found: the code's imports and its calls in functions."""
     bindings = _library_bindings(imports, table.package)
     if not bindings:
         return False
     # Only a star import needs the name list (to tell library names from the code's own).
     known = table.library_to_numpy() if "*" in bindings else {}
     prefix = table.package + "."
-    for call in calls:
+    for call in function_calls:
         target = _resolve(call.func, bindings, known)
         if target and target.startswith(prefix) and target != table.constructor:
             return True
     return False
-
-
-_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
-_IMPORTS = (ast.Import, ast.ImportFrom)
-
-
-def _imports_and_function_calls(tree: ast.Module) -> tuple[list[ast.AST], list[ast.Call]]:
-    """Every import statement, and every call inside a function (def or lambda).
-
-    Statements outside functions are followed block by block; only their expressions are
-    walked (for lambdas), and each outermost function once, whole: about half the work of
-    walking every node with its function context."""
-    imports: list[ast.AST] = []
-    calls: list[ast.Call] = []
-
-    def take_function(function: ast.AST) -> None:
-        for inner in ast.walk(function):
-            if isinstance(inner, ast.Call):
-                calls.append(inner)
-            elif isinstance(inner, _IMPORTS):
-                imports.append(inner)
-
-    todo: list[ast.AST] = [tree]
-    while todo:
-        node = todo.pop()
-        if isinstance(node, _DEFS):
-            take_function(node)
-            continue
-        if isinstance(node, _IMPORTS):
-            imports.append(node)
-            continue
-        for name, value in ast.iter_fields(node):
-            if name in BLOCK_FIELDS and isinstance(value, list):
-                todo.extend(value)  # statements, `except` handlers, `match` cases
-                continue
-            for part in value if isinstance(value, list) else (value,):
-                if isinstance(part, ast.AST):
-                    for inner in ast.walk(part):
-                        if isinstance(inner, ast.Lambda):
-                            take_function(inner)
-    return imports, calls
 
 
 def _library_bindings(imports: list[ast.AST], package: str) -> dict[str, str]:

@@ -137,6 +137,16 @@ class Refusal:
         return self.rule in NUMPY_RULES
 
 
+@dataclass(frozen=True)
+class Scan:
+    """What one walk over a response finds: the refusals, and what the official library check
+    (official.py) decides on, gathered on the same walk so that grading walks the tree once."""
+
+    refusals: list[Refusal]
+    imports: list[ast.Import | ast.ImportFrom]  # every import statement
+    function_calls: list[ast.Call]  # every call inside a function (def or lambda)
+
+
 def check_policy(tree: ast.Module, package: str) -> Refusal | None:
     """The first refusal (in line order) for this code, or None when it may run."""
     refusals = find_refusals(tree, package)
@@ -145,6 +155,12 @@ def check_policy(tree: ast.Module, package: str) -> Refusal | None:
 
 def find_refusals(tree: ast.Module, package: str) -> list[Refusal]:
     """Every refusal for this code, in line order; NumPy ones first on the same line."""
+    return scan(tree, package).refusals
+
+
+def scan(tree: ast.Module, package: str) -> Scan:
+    """Walk the code once: its refusals (in line order, NumPy ones first on the same line), its
+    imports and the calls inside its functions."""
     visitor = _PolicyVisitor(package, _sys_aliases(tree))
     visitor.visit(tree)
     refusals = visitor.refusals
@@ -158,7 +174,7 @@ def find_refusals(tree: ast.Module, package: str) -> list[Refusal]:
             )
         )
     refusals.sort(key=lambda r: (r.line or 0, not r.numpy))
-    return refusals
+    return Scan(refusals, visitor.imports, visitor.function_calls)
 
 
 def _sys_aliases(tree: ast.Module) -> frozenset[str]:
@@ -203,6 +219,11 @@ class _PolicyVisitor(ast.NodeVisitor):
         # Dunder names a class body defines itself, which that body may read (`__repr__ = __str__`);
         # an empty set in function bodies and at module level.
         self.class_scope: list[set[str]] = [set()]
+        # For the official library check: not refusals, facts.
+        self.imports: list[ast.Import | ast.ImportFrom] = []
+        self.function_calls: list[ast.Call] = []
+        self.function_depth = 0
+        self.in_string_annotation = False  # code parsed from a string is not the response's
 
     # `ast.NodeVisitor` builds the method name and looks it up for every node; a table per node
     # class, and a plain loop over the fields, halve the cost of this visitor.
@@ -250,11 +271,15 @@ class _PolicyVisitor(ast.NodeVisitor):
             self.refuse("forbidden-module", node, f"imports {name}: not an allowed module")
 
     def visit_Import(self, node: ast.Import) -> None:
+        if not self.in_string_annotation:
+            self.imports.append(node)
         for alias in node.names:
             self.check_module(alias.name, node)
         self.generic_visit(node)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if not self.in_string_annotation:
+            self.imports.append(node)
         if node.level or not node.module:
             self.refuse("relative-import", node, "relative imports are not allowed")
             return
@@ -295,7 +320,9 @@ class _PolicyVisitor(ast.NodeVisitor):
         if returns is not None:
             self.check_string_annotations(returns)
         self.class_scope.append(set())
+        self.function_depth += 1
         self.generic_visit(node)
+        self.function_depth -= 1
         self.class_scope.pop()
 
     visit_AsyncFunctionDef = visit_FunctionDef
@@ -349,6 +376,8 @@ class _PolicyVisitor(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:
+        if self.function_depth and not self.in_string_annotation:
+            self.function_calls.append(node)
         func = node.func
         name = (
             func.id
@@ -417,5 +446,7 @@ class _PolicyVisitor(ast.NodeVisitor):
                 for inner in ast.walk(parsed):
                     if hasattr(inner, "lineno"):
                         inner.lineno = node.lineno
+                outer, self.in_string_annotation = self.in_string_annotation, True
                 self.visit(parsed.body)
+                self.in_string_annotation = outer
                 self.check_string_annotations(parsed.body)

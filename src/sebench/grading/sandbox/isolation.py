@@ -266,6 +266,9 @@ def setup_server(config: SandboxConfig, protected: list[str]) -> ServerIsolation
         details=details,
         warnings=warnings,
     )
+    # Needed by seccomp and Landlock in every child: set once here, inherited through each fork
+    # (the server never execs anything, the only thing it changes).
+    prctl(_PR_SET_NO_NEW_PRIVS, 1)
     _probe_child_layers(isolation)
     described = {
         "rlimits": f"memory {config.memory_mb} MiB over the server's, CPU {config.cpu_limit_s} s, "
@@ -350,7 +353,7 @@ def enter_child(plan: ChildPlan) -> None:
         os.setgroups([])
         os.setresgid(plan.uid, plan.uid, plan.uid)
         os.setresuid(plan.uid, plan.uid, plan.uid)
-    prctl(_PR_SET_NO_NEW_PRIVS, 1)
+    # no_new_privs, which seccomp and Landlock need, is the server's (setup_server), inherited.
     if plan.ruleset is not None:
         landlock.restrict_self(plan.ruleset)
         # The ruleset fd is the server's, shared by every later child: left open, code could
@@ -386,7 +389,6 @@ def _probe_child_layers(isolation: ServerIsolation) -> None:
                         ok.append("uid_drop:unreadable")
                 except OSError:
                     pass
-            prctl(_PR_SET_NO_NEW_PRIVS, 1)
             if candidates["landlock"]:
                 try:
                     landlock.restrict_self(isolation.ruleset)
