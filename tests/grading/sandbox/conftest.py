@@ -128,7 +128,8 @@ def children_of(pid: int) -> list[int]:
 
 
 def leftovers(pool: SandboxPool, within_s: float = 5.0) -> list[int]:
-    """Sandbox-uid processes and children of the servers still there after `within_s`.
+    """Sandbox-uid processes, children of the zygotes and children of the servers other than
+    their zygote, still there after `within_s`.
 
     A server reaps a job's child (killed before the reply) just after replying, so a test
     looking right after `run` returns may still see it dying: wait, briefly, for the reap.
@@ -136,8 +137,9 @@ def leftovers(pool: SandboxPool, within_s: float = 5.0) -> list[int]:
     deadline = time.monotonic() + within_s
     while True:
         found = processes_of(pool.sandbox_uids())
-        for server_pid in pool.server_pids():
-            found += children_of(server_pid)
+        zygotes = pool.zygote_pids()
+        for pid in pool.server_pids() + zygotes:
+            found += [child for child in children_of(pid) if child not in zygotes]
         if not found or time.monotonic() > deadline:
             return sorted(set(found))
         time.sleep(0.01)

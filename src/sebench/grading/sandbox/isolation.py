@@ -82,6 +82,11 @@ def prctl(option: int, value: int) -> None:
     _check(_libc.prctl(option, value, 0, 0, 0), f"prctl({option})")
 
 
+def die_with_parent() -> None:
+    """SIGKILL the calling process when its parent dies (server -> zygote -> child)."""
+    prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
 def _mount(
     source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None
 ) -> None:
@@ -346,7 +351,7 @@ def enter_child(plan: ChildPlan) -> None:
     import resource
 
     os.setsid()
-    prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # the server dies -> so does the child
+    die_with_parent()
     for which, pair in plan.limits.items():
         resource.setrlimit(which, pair)
     if plan.uid is not None:

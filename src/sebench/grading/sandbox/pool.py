@@ -226,6 +226,11 @@ class SandboxPool:
         with self._lock:
             return [server.process.pid for server in self._servers]
 
+    def zygote_pids(self) -> list[int]:
+        """The process in each server that forks the children (see zygote.py)."""
+        with self._lock:
+            return [server.hello["zygote_pid"] for server in self._servers]
+
     def close(self) -> None:
         """Stop every server, after the jobs in flight have finished (or their deadline)."""
         with self._lock:

@@ -1,14 +1,17 @@
 """The warm fork server: `python -m sebench.grading.sandbox.server` (started by `SandboxPool`).
 
 A fresh interpreter (never forked from the grader, which holds the expected outputs) imports
-NumPy, the library and the stdlib modules solutions commonly use, sets up the isolation layers,
-then serves jobs: for each, it forks a child (1-5 ms, instead of ~120 ms for a fresh interpreter
-importing NumPy), enforces the wall-clock deadline and the output cap, and answers with one frame;
-then, before reading the next job, it reaps the child and empties the scratch dir (`finish`).
+NumPy, the library and the stdlib modules solutions commonly use, sets up the isolation layers
+and forks its zygote (zygote.py), which reads the jobs and forks a child for each (1-5 ms,
+instead of ~120 ms for a fresh interpreter importing NumPy). The server never forks again: it
+follows each child's frames, enforces the wall-clock deadline and the output cap, and answers
+with one frame; then, before the next child may start, it makes sure the child is gone and
+empties the scratch dir (`finish`).
 
 Protocol on stdin/stdout (length-prefixed JSON, see protocol.py): first the grader sends
 `{"config", "library": {"root", "package", "submodule"}}`, the server answers `hello`
-with its layers; then each job `{"code", "entry_point", "inputs"}` gets one execution frame.
+with its layers; then each job `{"code", "entry_point", "inputs"}` (read by the zygote from the
+same stdin) gets one execution frame.
 """
 
 from __future__ import annotations
@@ -31,9 +34,14 @@ import select  # noqa: E402
 import shutil  # noqa: E402
 import site  # noqa: E402 - under -S (see isolation.server_command) it only defines functions
 import time  # noqa: E402
-from collections.abc import Callable  # noqa: E402
 
-from sebench.grading.sandbox import child, import_guard, isolation, limits, protocol  # noqa: E402
+from sebench.grading.sandbox import (  # noqa: E402
+    child,
+    import_guard,
+    isolation,
+    protocol,
+    zygote,
+)
 from sebench.grading.sandbox.config import SandboxConfig  # noqa: E402
 from sebench.grading.sandbox.execution import ExecStatus  # noqa: E402
 
@@ -95,13 +103,13 @@ def preimport(extra: tuple[str, ...] = ()) -> None:
 
 
 class Server:
-    def __init__(self, config: SandboxConfig, library: dict) -> None:
+    def __init__(self, config: SandboxConfig, library: dict, jobs: int) -> None:
         self.config = config
         sys.path.insert(0, library["root"])
         package = library["package"]
         importlib.import_module(package)
         importlib.import_module(f"{package}.{library['submodule']}")
-        self.runtime = importlib.import_module(f"{package}._runtime")
+        runtime = importlib.import_module(f"{package}._runtime")
         preimport()
         self.isolation = isolation.setup_server(config, protected=[library["root"]])
         sys.path.remove(library["root"])
@@ -113,89 +121,72 @@ class Server:
         # Objects that exist now are never collected: a collection in a child would otherwise
         # write to every object's header and copy the whole heap page by page (copy-on-write).
         gc.freeze()
-        self._unreaped: int | None = None  # the last child: killed, reaped after the reply
-        self.plan = self._plan()  # what the next child applies, made ahead of its job
+        self.results, results_write = os.pipe()  # every child's frames, one child at a time
+        self.zygote = zygote.start(config, self.isolation, runtime, jobs, results_write)
+        os.close(results_write)
+        self._child: int | None = None  # the last child, until `finish` is done with it
+        self._exit: tuple[int, int] | None = None  # how it ended (si_code, si_status), once known
         self.reap_seconds = 0.0  # how long the last `finish` took
+        self._ready()
 
     def hello(self) -> dict:
         return {
             "kind": "hello",
             "pid": os.getpid(),
+            "zygote_pid": self.zygote.pid,
             "layers": self.isolation.layers,
             "details": self.isolation.details,
             "warnings": self.isolation.warnings,
             "uid": self.isolation.uid if self.isolation.layers["uid_drop"] else None,
         }
 
-    def run(self, job: dict) -> dict:
-        if self._unreaped is not None:  # `finish` not called since the last job: never two
+    def next_reply(self) -> dict | None:
+        """Follow the next job the zygote forks a child for, to its reply; None once the grader
+        has closed the job pipe."""
+        if self._child is not None:  # `finish` not called since the last job: never two
             self.finish()
-        config, plan = self.config, self.plan
-        inputs = job["inputs"]
-        nonce = secrets.token_hex(16)
-        read_fd, write_fd = os.pipe()
-        t0 = time.perf_counter()
-        deadline = time.monotonic() + config.timeout_s
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - the child; it never returns
-            try:
-                os.close(read_fd)
-                devnull = os.open(os.devnull, os.O_RDWR)
-                for fd in (0, 1, 2):
-                    os.dup2(devnull, fd)
-                keep = [write_fd] + ([plan.ruleset.fd] if plan.ruleset else [])
-                _close_all_but(keep + [0, 1, 2])
-                job = {
-                    "nonce": nonce,
-                    "code": job["code"],
-                    "entry_point": job["entry_point"],
-                    "inputs": inputs,
-                }
-                # Only the child's sender may hold the nonce: not this frame, which stays below
-                # the untrusted code on the stack (the parent's copy keeps its own).
-                del nonce
-                child.run(
-                    job,
-                    write_fd,
-                    plan,
-                    self.isolation.scratch,
-                    self.runtime,
-                    config.max_output_bytes,
-                )
-            finally:
-                os._exit(child.EXIT_ISOLATION_FAILED)
-        self._unreaped = pid
-        os.close(write_fd)
-        try:
-            return self._collect(pid, read_fd, nonce, len(inputs), t0, deadline)
-        finally:
-            os.close(read_fd)
+        kind = self.zygote.next_kind()
+        if kind is None:
+            return None
+        if kind == zygote.BAD_JOB:
+            return _infra_error("server error: malformed job")
+        if kind != zygote.FORKED:
+            raise zygote.ZygoteLost(f"zygote sent {kind!r}")
+        pid, n_inputs, t0 = self.zygote.forked()
+        self._child, self._exit = pid, None
+        return self._collect(pid, self._nonce, n_inputs, t0, t0 + self.config.timeout_s)
 
     def finish(self) -> None:
-        """Reap the last child (killed already), clean up after it and plan the next child;
-        the time it took goes with the next job's timings (`reaped_before`).
+        """Make sure the last child is gone (killed already), clean up after it, then let the
+        zygote fork the next one; the time it took goes with the next job's timings
+        (`reaped_before`).
 
-        Called after the reply is sent, and always before the next fork: no process or file of
-        one job is left when the next job starts. The reap waits for the child's exit to free its
-        memory (~0.7 ms), which thus overlaps the grader's own work instead of delaying the reply.
+        Called after the reply is sent, and always before the next fork: no process, file or
+        stray byte of one job is left when the next job starts. Waiting for the child's exit to
+        free its memory (~0.7 ms) thus overlaps the grader's own work instead of delaying the
+        reply. (The zygote reaps the zombie as soon as it is told that all is clean.)
         """
         started = time.perf_counter()
-        if self._unreaped is not None:
-            pid, self._unreaped = self._unreaped, None
-            _kill_group(pid)  # killed already, unless the job failed in the server itself
-            os.waitpid(pid, 0)
+        if self._child is not None:
+            _kill_group(self._child)  # killed already, unless the job failed in the server itself
+            if self._exit is None:
+                self._exit = self.zygote.exited()
+            self._child = None
         self._clean_up()
-        self.plan = self._plan()
+        self._ready()
         self.reap_seconds = time.perf_counter() - started
 
-    def _plan(self) -> isolation.ChildPlan:
-        # Recomputed per job: the server's own mappings can grow slowly (caches, arenas).
-        limits_now = limits.rlimits(self.config, limits.mapped_bytes())
-        return isolation.plan_for_child(self.isolation, limits_now)
+    def close(self) -> None:
+        if self._child is not None:
+            _kill_group(self._child)
+        self.zygote.close()
+        self.isolation.close()
 
-    def _collect(
-        self, pid: int, read_fd: int, nonce: str, n_inputs: int, t0: float, deadline: float
-    ) -> dict:
+    def _ready(self) -> None:
+        self._nonce = secrets.token_hex(zygote.NONCE_CHARS // 2)
+        self.zygote.send_ready(self._nonce)
+
+    def _collect(self, pid: int, nonce: str, n_inputs: int, t0: float, deadline: float) -> dict:
         # Bytes an honest child can send: the printed results (JSON may escape one byte to six),
         # each case's error message (same escaping) and the frame around it, start and end.
         per_case = 6 * child.MAX_ERROR_MESSAGE + 1024
@@ -212,45 +203,53 @@ class Server:
             "output_limit": False,
             "violation": None,
             "isolation_failed": None,
+            "over_cap": False,
         }
-        eof = timed_out = over_cap = False
+
+        def take(chunk: bytes) -> bool:
+            """Feed what the child sent; True once nothing more needs reading."""
+            try:
+                frames = decoder.feed(chunk)
+            except protocol.FrameTooLarge:
+                state["over_cap"] = True
+                return True
+            except protocol.ProtocolError as exc:
+                state["violation"] = str(exc)
+                return True
+            for frame in frames:
+                if not self._accept(frame, nonce, n_inputs, cases, state):
+                    break
+            return bool(
+                state["violation"]
+                or state["isolation_failed"]
+                or state["done"] is not None
+                or state["abort"] is not None
+            )
+
+        results, reports = self.results, self.zygote.reports
+        timed_out = ended = False
         try:
-            while not eof and state["done"] is None and state["abort"] is None:
-                remaining = deadline - time.monotonic()
+            while not ended:
+                remaining = deadline - time.perf_counter()
                 if remaining <= 0:
                     timed_out = True
                     break
-                readable, _, _ = select.select([read_fd], [], [], remaining)
-                if not readable:
-                    continue
-                chunk = os.read(read_fd, 1 << 16)
-                if not chunk:
-                    eof = True
-                    break
-                try:
-                    frames = decoder.feed(chunk)
-                except protocol.FrameTooLarge:
-                    over_cap = True
-                    break
-                except protocol.ProtocolError as exc:
-                    state["violation"] = str(exc)
-                    break
-                for frame in frames:
-                    if not self._accept(frame, nonce, n_inputs, cases, state):
-                        break
-                if state["violation"] or state["isolation_failed"]:
-                    break
+                readable, _, _ = select.select([results, reports], [], [], remaining)
+                if results in readable:
+                    ended = take(os.read(results, 1 << 16))
+                if reports in readable and not ended:
+                    # The child has exited: what it wrote is all in the pipe already (bounded
+                    # by the decoder's cap, should a grandchild go on writing).
+                    self._exit = self.zygote.exited()
+                    ended = True
+                    while select.select([results], [], [], 0)[0]:
+                        if take(os.read(results, 1 << 16)):
+                            break
         finally:
             # Killed at once, even after "done" (the harness exits right after it anyway):
             # waiting for it to exit by itself only adds a scheduling delay to every job.
             _kill_group(pid)
         t_killed = time.perf_counter()
-
-        def exit_status() -> tuple[int, float]:
-            """Reap now: only a run that ended without a result needs how the child ended."""
-            _, wait_status, usage = os.wait4(pid, 0)
-            self._unreaped = None
-            return wait_status, usage.ru_utime + usage.ru_stime
 
         start = state["start"] or {}
         timings = {"total": t_killed - t0, "reaped_before": self.reap_seconds}
@@ -260,7 +259,7 @@ class Server:
             end = (state["done"] or {}).get("t_end")
             if isinstance(end, float):
                 timings["run"] = end - start["t_isolated"]
-        status, detail = self._status(state, timed_out, over_cap, exit_status, len(cases))
+        status, detail = self._status(state, timed_out, len(cases))
         for case in cases:
             for key in ("kind", "index", "memory", "output_limit", "nonce"):
                 case.pop(key, None)
@@ -325,17 +324,10 @@ class Server:
         state["violation"] = f"unexpected frame {kind!r}"
         return False
 
-    def _status(
-        self,
-        state: dict,
-        timed_out: bool,
-        over_cap: bool,
-        exit_status: Callable[[], tuple[int, float]],
-        n_cases: int,
-    ) -> tuple[ExecStatus, str | None]:
+    def _status(self, state: dict, timed_out: bool, n_cases: int) -> tuple[ExecStatus, str | None]:
         if state["isolation_failed"]:
             return ExecStatus.INFRA_ERROR, f"isolation failed: {state['isolation_failed']}"
-        if over_cap or state["output_limit"]:
+        if state["over_cap"] or state["output_limit"]:
             return (
                 ExecStatus.OUTPUT_LIMIT,
                 f"printed results over {self.config.max_output_bytes} bytes",
@@ -353,25 +345,30 @@ class Server:
             return ExecStatus.OK, None
         if state["abort"] is not None:
             return ExecStatus.CRASHED, f"the program ended itself ({state['abort']})"
-        wait_status, cpu_used = exit_status()
-        if os.WIFSIGNALED(wait_status):
-            sig = os.WTERMSIG(wait_status)
-            if sig == signal.SIGXCPU or (
-                sig == signal.SIGKILL and cpu_used >= self.config.cpu_limit_s
+        # Only a run that ended without a result needs how the child ended.
+        if self._exit is None:
+            _kill_group(self._child)
+            self._exit = self.zygote.exited()
+        how, value = self._exit
+        if how in (os.CLD_KILLED, os.CLD_DUMPED):
+            cpu_used = _cpu_seconds(self._child)  # a zombie still: its pid is not reused
+            if value == signal.SIGXCPU or (
+                value == signal.SIGKILL and cpu_used >= self.config.cpu_limit_s
             ):
                 return ExecStatus.TIMEOUT, f"CPU time over {self.config.cpu_limit_s} s"
-            if state["start"] is None and sig == signal.SIGKILL:
+            if state["start"] is None and value == signal.SIGKILL:
                 return ExecStatus.CRASHED, "killed before the harness started"
-            return ExecStatus.CRASHED, f"killed by {signal.Signals(sig).name}"
-        code = os.WEXITSTATUS(wait_status) if os.WIFEXITED(wait_status) else -1
+            return ExecStatus.CRASHED, f"killed by {signal.Signals(value).name}"
+        code = value if how == os.CLD_EXITED else -1
         if state["start"] is None and code == child.EXIT_ISOLATION_FAILED:
             return ExecStatus.INFRA_ERROR, "the child failed before reporting"
         return ExecStatus.CRASHED, f"exited with code {code} without a complete result"
 
     def _clean_up(self) -> None:
-        """Reap reparented grandchildren and empty the scratch dir for the next job."""
+        """Reap reparented grandchildren, drop what they or the child left in the results pipe,
+        and empty the scratch dir for the next job."""
         if not self.isolation.layers["seccomp"]:
-            _kill_orphans()
+            _kill_orphans(spare=self.zygote.pid)
         while True:
             try:
                 pid, _ = os.waitpid(-1, os.WNOHANG)
@@ -379,6 +376,10 @@ class Server:
                 break
             if pid == 0:
                 break
+            if pid == self.zygote.pid:
+                raise zygote.ZygoteLost("zygote exited")
+        while select.select([self.results], [], [], 0)[0]:  # every writer is dead now
+            os.read(self.results, 1 << 16)
         scratch = self.isolation.scratch
         try:
             leftovers = os.listdir(scratch)
@@ -416,12 +417,23 @@ def _kill_group(pid: int) -> None:
             kill(pid, signal.SIGKILL)
 
 
-def _kill_orphans() -> None:
+def _cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) a process used, read from /proc (a zombie's included)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            fields = handle.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def _kill_orphans(spare: int) -> None:
     """Without seccomp a child can fork and `setsid` away from its group. The server is a child
     subreaper, so such processes become its children when their parent dies: kill and reap them,
-    again and again, because killing one hands its own children to the server."""
+    again and again, because killing one hands its own children to the server. `spare`: the
+    server's own child, the zygote."""
     for _ in range(10_000):  # bounded: RLIMIT_NPROC (after the uid drop) bounds the tree
-        orphans = _children()
+        orphans = [pid for pid in _children() if pid != spare]
         if not orphans:
             return
         for pid in orphans:
@@ -453,15 +465,6 @@ def _children() -> list[int]:
     return found
 
 
-def _close_all_but(keep: list[int]) -> None:
-    low = 0
-    for fd in sorted(set(keep)):
-        if fd > low:
-            os.closerange(low, fd)
-        low = fd + 1
-    os.closerange(low, 1 << 16)
-
-
 def main(argv: list[str]) -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the grader's to handle
     if argv[1:2] == ["--probe"]:
@@ -473,46 +476,52 @@ def main(argv: list[str]) -> int:
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     reader = protocol.FrameReader(in_fd)
-    setup = reader.read()
+    setup = reader.read()  # the grader sends the first job only after `hello`
     if setup is None:
         return 0
     config = SandboxConfig.from_dict(setup["config"])
-    server = Server(config, setup["library"])
+    server = Server(config, setup["library"], jobs=in_fd)
+    os.close(in_fd)  # from now on, the zygote reads the jobs
     protocol.write_frame(out_fd, server.hello())
     try:
         while True:
-            job = reader.read()
-            if job is None:
+            reply = _reply(server)
+            if reply is None:
                 break
-            protocol.write_all(out_fd, _reply(server, job))
+            protocol.write_all(out_fd, reply)
             server.finish()
     except BrokenPipeError:
         pass
     finally:
-        server.finish()
-        server.isolation.close()
+        server.close()
     return 0
 
 
-def _reply(server: Server, job: dict) -> bytes:
-    """The encoded reply to one job. Any failure (running it, encoding what a child sent) is
-    that job's INFRA_ERROR: one job never takes the server down."""
+def _reply(server: Server) -> bytes | None:
+    """The encoded reply to the next job. A failure in following it (a bug, or what a child sent
+    failing to encode) is that job's INFRA_ERROR: one job never takes the server down. A lost
+    zygote does, and the pool starts a new server."""
     try:
-        return protocol.encode(server.run(job))
+        reply = server.next_reply()
+        return None if reply is None else protocol.encode(reply)
+    except zygote.ZygoteLost:
+        raise
     except Exception as exc:
         try:
             detail = f"server error: {type(exc).__name__}: {exc}"
         except Exception:
             detail = f"server error: {type(exc).__name__}"
-        return protocol.encode(
-            {
-                "status": ExecStatus.INFRA_ERROR.value,
-                "cases": [],
-                "setup_error": None,
-                "detail": detail,
-                "timings": {},
-            }
-        )
+        return protocol.encode(_infra_error(detail))
+
+
+def _infra_error(detail: str) -> dict:
+    return {
+        "status": ExecStatus.INFRA_ERROR.value,
+        "cases": [],
+        "setup_error": None,
+        "detail": detail,
+        "timings": {},
+    }
 
 
 def _probe() -> int:

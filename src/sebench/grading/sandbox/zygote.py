@@ -1,0 +1,216 @@
+"""The zygote: the one process of a fork server that forks, and that does little else.
+
+After a `fork`, every page a process writes costs it a fault: a copy while the child lives
+(~6 us on these machines), a trap after it is gone (~1 us). A server that forks and also follows
+the child's frames, keeps the deadline, replies and cleans up writes ~300 pages per job, most of
+them while the child lives. So the warm server forks this zygote once, at start: a copy of the
+warm interpreter that reads the jobs from the grader, forks a child for each and reports on it.
+The server (server.py) keeps all the other work and never forks again: its pages stay its own.
+
+    grader --job--> zygote --fork--> child --frames--> server --reply--> grader
+
+Between the server and the zygote (fixed-size messages):
+    server -> zygote, `ready`:   b"N" + nonce    the last job is cleaned up (the zygote reaps
+                                                 its child now); here is the nonce for the
+                                                 next child's frames
+    zygote -> server, `reports`: b"P" + pid, number of inputs, fork time
+                                 b"E" + si_code, si_status   the child has exited; it is not
+                                     reaped until `ready`, so its pid and process group stay
+                                     taken and the server may still signal them
+                                 b"B"            the job was malformed; nothing was forked
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import struct
+import time
+import traceback
+from collections.abc import Callable
+from typing import NoReturn
+
+from sebench.grading.sandbox import child, isolation, limits, protocol
+from sebench.grading.sandbox.config import SandboxConfig
+
+NONCE_CHARS = 32
+READY = b"N"
+FORKED, EXITED, BAD_JOB = b"P", b"E", b"B"
+_FORKED = struct.Struct("=iId")  # pid, number of inputs, perf_counter() just before the fork
+_EXITED = struct.Struct("=ii")  # si_code (CLD_EXITED, CLD_KILLED, ...), si_status
+
+
+class ZygoteLost(OSError):
+    """The zygote died or broke the protocol: the server cannot run jobs any more."""
+
+
+class Zygote:
+    """The server's handle on its zygote: one child at a time."""
+
+    def __init__(self, pid: int, ready: int, reports: int) -> None:
+        self.pid = pid
+        self.ready = ready
+        self.reports = reports  # readable while a child lives: it has exited
+
+    def send_ready(self, nonce: str) -> None:
+        protocol.write_all(self.ready, READY + nonce.encode("ascii"))
+
+    def next_kind(self) -> bytes | None:
+        """Wait for the next job's first report: FORKED or BAD_JOB; None once the zygote has
+        ended (the grader closed the job pipe)."""
+        return os.read(self.reports, 1) or None
+
+    def forked(self) -> tuple[int, int, float]:
+        """The rest of a FORKED report: (pid, number of inputs, fork time)."""
+        return _FORKED.unpack(self._read(_FORKED.size))
+
+    def exited(self) -> tuple[int, int]:
+        """Wait for the child's EXITED report: (si_code, si_status)."""
+        if self._read(1) != EXITED:
+            raise ZygoteLost("zygote sent an unexpected report")
+        return _EXITED.unpack(self._read(_EXITED.size))
+
+    def close(self) -> None:
+        """Stop the zygote (it holds nothing that needs a graceful exit); a child it still
+        has dies with it (`die_with_parent`)."""
+        for fd in (self.ready, self.reports):
+            os.close(fd)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(self.pid, 0)
+
+    def _read(self, size: int) -> bytes:
+        data = _read_exactly(self.reports, size)
+        if len(data) < size:
+            raise ZygoteLost("zygote exited")
+        return data
+
+
+def start(
+    config: SandboxConfig,
+    server: isolation.ServerIsolation,
+    runtime,
+    jobs: int,
+    results: int,
+) -> Zygote:
+    """Fork the zygote from the warm, isolated server. It reads jobs from `jobs` (the grader's
+    pipe) and its children write frames to `results`."""
+    ready_read, ready = os.pipe()
+    reports, reports_write = os.pipe()
+    server_pid = os.getpid()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the zygote; it never returns
+        try:
+            isolation.die_with_parent()
+            if os.getppid() != server_pid:  # the server died before the line above
+                os._exit(1)
+            keep = [jobs, ready_read, reports_write, results]
+            if server.ruleset is not None:
+                keep.append(server.ruleset.fd)
+            _close_all_but([0, 1, 2, *keep])  # the server's reply pipe above all
+            # The zygote's mappings barely change between forks, so the limits are made once:
+            # RLIMIT_AS is what it maps now plus the budget (see limits.rlimits).
+            plan = isolation.plan_for_child(server, limits.rlimits(config, limits.mapped_bytes()))
+
+            def start_child(box: list[dict]) -> NoReturn:
+                _start_child(box, results, plan, server.scratch, runtime, config.max_output_bytes)
+
+            _serve(jobs, ready_read, reports_write, start_child)
+        except BaseException:
+            traceback.print_exc()  # to the server's log
+        finally:
+            os._exit(1)
+    for fd in (ready_read, reports_write):
+        os.close(fd)
+    return Zygote(pid, ready, reports)
+
+
+def _serve(
+    jobs: int, ready: int, reports: int, start_child: Callable[[list[dict]], NoReturn]
+) -> NoReturn:
+    """The zygote's loop: everything it writes between two forks is in these lines."""
+    reader = protocol.FrameReader(jobs)
+    write, fork, wait4, waitid = os.write, os.fork, os.wait4, os.waitid
+    perf, exit_now = time.perf_counter, os._exit
+    pack_forked, pack_exited = _FORKED.pack, _EXITED.pack
+    exited_flags = os.WEXITED | os.WNOWAIT
+    previous = 0
+    while True:
+        go = _read_exactly(ready, 1 + NONCE_CHARS)  # the server has cleaned up after the last
+        if len(go) != 1 + NONCE_CHARS or go[:1] != READY:
+            exit_now(0)
+        if previous:
+            wait4(previous, 0)  # a zombie since its EXITED report: returns at once
+            previous = 0
+        try:
+            job = reader.read()
+        except protocol.ProtocolError:
+            job = None  # the grader is trusted: garbage means a broken pipe, so stop
+        if job is None:
+            exit_now(0)
+        job = _valid_job(job, go[1:].decode("ascii"))
+        if job is None:
+            write(reports, BAD_JOB)
+            continue
+        # The job travels in a list that the child empties: no frame below the untrusted code
+        # (this one stays on the child's stack) keeps a reference to the job and its nonce.
+        box, n_inputs = [job], len(job["inputs"])
+        del job
+        t0 = perf()
+        pid = fork()
+        if pid == 0:
+            start_child(box)
+        write(reports, FORKED + pack_forked(pid, n_inputs, t0))
+        info = waitid(os.P_PID, pid, exited_flags)
+        write(reports, EXITED + pack_exited(info.si_code, info.si_status))
+        box.clear()  # freed only now: while the child lived, each page written was a copy
+        previous = pid
+
+
+def _valid_job(job: dict, nonce: str) -> dict | None:
+    code, entry, inputs = job.get("code"), job.get("entry_point"), job.get("inputs")
+    if not (
+        isinstance(code, str)
+        and isinstance(entry, str)
+        and isinstance(inputs, list)
+        and all(isinstance(text, str) for text in inputs)
+    ):
+        return None
+    return {"nonce": nonce, "code": code, "entry_point": entry, "inputs": inputs}
+
+
+def _start_child(
+    box: list[dict], results: int, plan: isolation.ChildPlan, scratch: str, runtime, max_output: int
+) -> NoReturn:
+    """The first steps of a child: nothing of the zygote's left open, then `child.run`."""
+    try:
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+        keep = [results] + ([plan.ruleset.fd] if plan.ruleset else [])
+        _close_all_but([0, 1, 2, *keep])  # the job pipe, and the zygote's: reports could be forged
+        child.run(box.pop(), results, plan, scratch, runtime, max_output)
+    finally:
+        os._exit(child.EXIT_ISOLATION_FAILED)
+
+
+def _read_exactly(fd: int, size: int) -> bytes:
+    """`size` bytes from a trusted peer, fewer only at the end of the stream."""
+    data = os.read(fd, size)
+    while data and len(data) < size:
+        more = os.read(fd, size - len(data))
+        if not more:
+            break
+        data += more
+    return data
+
+
+def _close_all_but(keep: list[int]) -> None:
+    low = 0
+    for fd in sorted(set(keep)):
+        if fd > low:
+            os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, 1 << 16)
