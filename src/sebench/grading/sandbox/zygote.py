@@ -23,6 +23,8 @@ Between the server and the zygote (fixed-size messages):
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import fcntl
 import os
 import signal
 import struct
@@ -102,24 +104,31 @@ def start(
     server_pid = os.getpid()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the zygote; it never returns
+        log = 2  # the server's log, until the descriptors are renumbered
         try:
             isolation.die_with_parent()
             if os.getppid() != server_pid:  # the server died before the line above
                 os._exit(1)
-            keep = [jobs, ready_read, reports_write, results]
-            if server.ruleset is not None:
-                keep.append(server.ruleset.fd)
-            _close_all_but([0, 1, 2, *keep])  # the server's reply pipe above all
             # The zygote's mappings barely change between forks, so the limits are made once:
             # RLIMIT_AS is what it maps now plus the budget (see limits.rlimits).
             plan = isolation.plan_for_child(server, limits.rlimits(config, limits.mapped_bytes()))
+            shared = [results] + ([plan.ruleset.fd] if plan.ruleset else [])
+            numbered = _number_descriptors(shared + [jobs, ready_read, reports_write, 2])
+            results = numbered[0]
+            jobs, ready_read, reports_write, log = numbered[len(shared) :]
+            if plan.ruleset:
+                plan = dataclasses.replace(
+                    plan, ruleset=dataclasses.replace(plan.ruleset, fd=numbered[1])
+                )
+            first_private = 3 + len(shared)
 
             def start_child(box: list[dict]) -> NoReturn:
-                _start_child(box, results, plan, server.scratch, runtime, config.max_output_bytes)
+                _start_child(box, first_private, results, plan, server.scratch, runtime, config)
 
             _serve(jobs, ready_read, reports_write, start_child)
         except BaseException:
-            traceback.print_exc()  # to the server's log
+            with contextlib.suppress(BaseException):
+                os.write(log, traceback.format_exc().encode())  # the server's log
         finally:
             os._exit(1)
     for fd in (ready_read, reports_write):
@@ -182,16 +191,20 @@ def _valid_job(job: dict, nonce: str) -> dict | None:
 
 
 def _start_child(
-    box: list[dict], results: int, plan: isolation.ChildPlan, scratch: str, runtime, max_output: int
+    box: list[dict],
+    first_private: int,
+    results: int,
+    plan: isolation.ChildPlan,
+    scratch: str,
+    runtime,
+    config: SandboxConfig,
 ) -> NoReturn:
     """The first steps of a child: nothing of the zygote's left open, then `child.run`."""
     try:
-        devnull = os.open(os.devnull, os.O_RDWR)
-        for fd in (0, 1, 2):
-            os.dup2(devnull, fd)
-        keep = [results] + ([plan.ruleset.fd] if plan.ruleset else [])
-        _close_all_but([0, 1, 2, *keep])  # the job pipe, and the zygote's: reports could be forged
-        child.run(box.pop(), results, plan, scratch, runtime, max_output)
+        os.closerange(
+            first_private, 1 << 16
+        )  # the job pipe, and the zygote's: reports could be forged
+        child.run(box.pop(), results, plan, scratch, runtime, config.max_output_bytes)
     finally:
         os._exit(child.EXIT_ISOLATION_FAILED)
 
@@ -207,10 +220,19 @@ def _read_exactly(fd: int, size: int) -> bytes:
     return data
 
 
-def _close_all_but(keep: list[int]) -> None:
-    low = 0
-    for fd in sorted(set(keep)):
-        if fd > low:
-            os.closerange(low, fd)
-        low = fd + 1
-    os.closerange(low, 1 << 16)
+def _number_descriptors(wanted: list[int]) -> list[int]:
+    """Give `wanted` the numbers 3, 4, ... in order, point 0-2 at /dev/null and close the rest.
+
+    Done once in the zygote so that each child, which inherits all of it, needs no more than
+    one `closerange` to keep only the descriptors shared with it (listed first)."""
+    floor = max(wanted) + 1  # copies above every wanted number: none is overwritten below
+    copies = [fcntl.fcntl(fd, fcntl.F_DUPFD, floor) for fd in wanted]
+    os.closerange(0, floor)
+    devnull = os.open(os.devnull, os.O_RDWR)  # 0, the lowest free number
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    numbers = list(range(3, 3 + len(wanted)))
+    for copy, number in zip(copies, numbers, strict=True):
+        os.dup2(copy, number)
+    os.closerange(3 + len(wanted), 1 << 16)  # the copies, and whatever else was open
+    return numbers
