@@ -4,12 +4,12 @@ Everything the harness needs after the untrusted code has started is bound to lo
 (functions, classes, the frame encoder), because that code may patch `builtins` or any module.
 Results travel only on the result pipe, never on stdout (which is /dev/null here), so text the
 code prints cannot pose as a result. Each frame carries the job's nonce and the server checks
-their order; the child always ends with `os._exit`, never by returning into the server's code.
+their order; the child always ends with `os._exit`, never by returning into the zygote's code.
 
 The untrusted code shares the harness's process, so it can walk the stack (`inspect.stack`,
 frame locals) and call whatever it finds there. The nonce is therefore held only by the sender
 closure, which the harness hands to `map` without ever binding it to a local: while the code runs,
-no frame's locals (the server's included) hold the sender, the nonce or the job that carried it.
+no frame's locals (the zygote's included) hold the sender, the nonce or the job that carried it.
 (`gc` or raw memory reads still reach it: the static policy refuses those.)
 """
 
@@ -123,7 +123,7 @@ def _messages(job: dict, plan: isolation.ChildPlan, scratch: str, runtime, limit
     memory_error, exception, base_exception = MemoryError, Exception, BaseException
     utf8_length, max_message = str.encode, MAX_ERROR_MESSAGE
     code, entry, inputs = job["code"], job["entry_point"], list(job["inputs"])
-    job.clear()  # nothing of the job stays reachable through the server's frames but these locals
+    job.clear()  # nothing of the job stays reachable through the zygote's frames but these locals
     t_start = perf()
 
     def describe(exc: BaseException) -> tuple[str, str]:

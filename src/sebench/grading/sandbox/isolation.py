@@ -329,7 +329,7 @@ def _reveal_interpreter(read_only: list[str], details: dict[str, str]) -> None:
 
 @dataclass(frozen=True)
 class ChildPlan:
-    """What a child applies right after the fork (everything precomputed in the server)."""
+    """What a child applies right after the fork (made once, in the zygote)."""
 
     uid: int | None
     ruleset: landlock.Ruleset | None
