@@ -55,12 +55,11 @@ class BareFork:
     def __init__(self, library) -> None:
         import subprocess
 
-        from sebench.grading.sandbox.isolation import server_environment
+        from sebench.grading.sandbox.isolation import interpreter_command, server_environment
 
         args = [str(library.root), library.package, library.submodule]
         self.process = subprocess.Popen(
-            # started as the fork servers are (`server_command`): no `site`, nothing of this script
-            [sys.executable, "-S", "-P", str(Path(__file__).resolve()), "--bare-fork", *args],
+            interpreter_command(str(Path(__file__).resolve()), "--bare-fork", *args),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,

@@ -453,15 +453,20 @@ def detect_layers() -> dict[str, bool]:
     return describe()[0]
 
 
-def server_command(*args: str) -> list[str]:
-    """How a fork server is started: a fresh interpreter, never a fork of the grader.
+def interpreter_command(*args: str) -> list[str]:
+    """A fresh interpreter started as the fork servers are (never a fork of the grader).
 
-    `-S`: no `site`, so no `.pth` file of the environment runs in the server. Some import
-    `threading` (seen on CI: a certifi hook), whose fork handler would cost every sample ~0.6 ms;
-    the path the server needs comes from `server_environment` instead. `-P`: no folder of the
-    grader's (its working directory) on the path.
+    `-S`: no `site`, so no `.pth` file of the environment runs in it. Some import `threading`
+    (seen on CI: a certifi hook), whose fork handler would cost every sample ~0.6 ms; the path it
+    needs comes from `server_environment` instead. `-P`: no folder of the grader's (its working
+    directory) on the path.
     """
-    return [sys.executable, "-S", "-P", "-m", "sebench.grading.sandbox.server", *args]
+    return [sys.executable, "-S", "-P", *args]
+
+
+def server_command(*args: str) -> list[str]:
+    """How a fork server is started."""
+    return interpreter_command("-m", "sebench.grading.sandbox.server", *args)
 
 
 def server_environment() -> dict[str, str]:
