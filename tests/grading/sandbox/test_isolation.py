@@ -46,11 +46,12 @@ needs_landlock = pytest.mark.skipif(landlock.abi_version() < 1, reason="no Landl
 
 @needs_seccomp
 def test_seccomp_refuses_fork_exec_and_sockets_but_not_threads():
-    program = seccomp.prepare()
+    filters = seccomp.prepare()
 
     def confined() -> str:
         isolation.prctl(38, 1)  # no_new_privs
-        seccomp.load(program, os.getpid())
+        seccomp.load(filters.inherited, os.getpid())  # as the zygote does
+        seccomp.load(filters.own, os.getpid())  # as each child does
         import threading
 
         thread = threading.Thread(target=lambda: None)
@@ -67,6 +68,28 @@ def test_seccomp_refuses_fork_exec_and_sockets_but_not_threads():
         )
 
     assert in_child(confined) == "EPERM,EPERM,EPERM,EPERM,allowed"
+
+
+@needs_seccomp
+def test_the_inherited_filter_lets_the_zygote_fork_and_nothing_else_through():
+    filters = seccomp.prepare()
+
+    def zygote() -> str:
+        isolation.prctl(38, 1)
+        seccomp.load(filters.inherited, os.getpid())
+        pid = os.fork()
+        if pid == 0:
+            os._exit(7)
+        forked = os.waitpid(pid, 0)[1] >> 8 == 7
+        return ",".join(
+            [
+                "forked" if forked else "no fork",
+                errno_of(lambda: os.execv("/bin/true", ["true"])),
+                errno_of(socket.socket),
+            ]
+        )
+
+    assert in_child(zygote) == "forked,EPERM,EPERM"
 
 
 @needs_landlock

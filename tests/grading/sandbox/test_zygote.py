@@ -45,3 +45,33 @@ def test_a_dead_zygote_gives_infra_error_and_the_server_is_replaced(standin_libr
         assert fragile.server_pids() != [old_server]
         assert again.cases[0].printed == str(fragile.zygote_pids()[0])
         assert leftovers(fragile) == []
+
+
+def test_a_child_dies_with_its_zygote_after_the_uid_drop(standin_library):
+    """The server dead, nothing kills the child but its parent-death signal, which a uid change
+    clears: the child sets it after the drop."""
+    with SandboxPool(standin_library, SandboxConfig(workers=1, timeout_s=5.0)) as fragile:
+        (server,), (zygote,) = fragile.server_pids(), fragile.zygote_pids()
+        sleeper = Job("import time\ndef solve(x):\n    time.sleep(4)\n", "solve", ("x=1",))
+        thread = threading.Thread(target=lambda: fragile.run(sleeper))
+        thread.start()
+        child = _wait_for(lambda: children_of(zygote))[0]
+        os.kill(server, 9)  # the zygote dies with the server, and the child with the zygote
+        assert _wait_for(lambda: not _alive(child)), f"child {child} outlived its zygote"
+        thread.join()
+
+
+def _wait_for(condition, within_s: float = 3.0):
+    deadline = time.monotonic() + within_s
+    while not (found := condition()) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return found
+
+
+def _alive(pid: int) -> bool:
+    """Running or sleeping: not gone, not a zombie waiting for init to reap it."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except FileNotFoundError:
+        return False

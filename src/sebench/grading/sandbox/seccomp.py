@@ -4,12 +4,17 @@ The filter allows everything except the system calls that let code leave its box
 programs (`execve`), new processes (`fork`, `clone` without `CLONE_THREAD`; `clone3` answers
 ENOSYS so the C library falls back to `clone`, which can be inspected), sockets, debugging other
 processes (`ptrace`, `process_vm_*`), signals to any process but itself, and the kernel-facing
-calls (mounts, namespaces, modules, BPF, keyrings, io_uring, Landlock rulesets). Refused calls fail with EPERM, so
-the code sees an ordinary Python exception.
+calls (mounts, namespaces, modules, BPF, keyrings, io_uring, Landlock rulesets). Refused calls
+fail with EPERM, so the code sees an ordinary Python exception.
 
-libseccomp compiles rules to BPF in about 2 ms, more than the rest of a child's isolation together,
-so the server compiles once with a placeholder pid, and each child patches its own pid into a
-copy of the program and loads it with one prctl.
+It comes in two parts, because loading a filter costs the kernel time in proportion to its size
+(~0.15 ms for the whole filter on these machines, a sample's biggest isolation cost):
+- `Filters.inherited`, the kernel-facing calls, is loaded once by the zygote (zygote.py): filters
+  survive `fork`, so every child has it without loading anything;
+- `Filters.own`, new processes and signals to others, is loaded by each child: the zygote must
+  still fork, and "itself" is each child's own pid.
+libseccomp compiles rules to BPF in about 2 ms, so the server compiles both once (`own` with a
+placeholder pid) and each child patches its pid into its copy and loads it with one prctl.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import ctypes
 import errno
 import os
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -35,11 +41,12 @@ def _errno_action(code: int) -> int:
     return 0x00050000 | (code & 0xFFFF)
 
 
+# New processes: refused by the child's own filter (clone only without CLONE_THREAD).
+PROCESS_CREATION = ("fork", "vfork", "clone", "clone3")
+# Refused by the inherited filter.
 DENIED = (
     "execve",
     "execveat",
-    "fork",
-    "vfork",
     "ptrace",
     "process_vm_readv",
     "process_vm_writev",
@@ -93,7 +100,7 @@ DENIED = (
     "fsopen",
     "fsmount",
     "fspick",
-    # The child is confined before the filter loads; code must not build or edit rulesets.
+    # Landlock is entered before the filter loads; code must not build or edit rulesets.
     "landlock_create_ruleset",
     "landlock_add_rule",
     "landlock_restrict_self",
@@ -157,7 +164,6 @@ def _library() -> ctypes.CDLL | None:
         ctypes.POINTER(_ArgCmp),
     ]
     lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
-    lib.seccomp_load.argtypes = [ctypes.c_void_p]
     lib.seccomp_release.argtypes = [ctypes.c_void_p]
     lib.seccomp_export_bpf.argtypes = [ctypes.c_void_p, ctypes.c_int]
     return lib
@@ -169,7 +175,7 @@ def available() -> bool:
 
 
 @cache
-def _numbers() -> tuple[dict[str, int], dict[str, int]]:
+def _numbers() -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
     # Resolved once in the server, so a child does no name lookups.
     lib = _library()
     assert lib is not None
@@ -184,12 +190,12 @@ def _numbers() -> tuple[dict[str, int], dict[str, int]]:
                 found[name] = _FALLBACK_NUMBERS[name]
         return found
 
-    return resolve(DENIED + ("clone", "clone3")), resolve(SELF_ONLY)
+    return resolve(DENIED), resolve(PROCESS_CREATION), resolve(SELF_ONLY)
 
 
 @dataclass(frozen=True)
 class Program:
-    """A compiled filter: BPF bytes and where the placeholder pid sits in them.
+    """A compiled filter: BPF bytes and where the placeholder pid sits in them (if anywhere).
 
     `buffer` and `fprog` are the ready-made C structures; a forked child owns a copy-on-write
     copy of them, so it patches its pid in place and loads without allocating.
@@ -201,71 +207,53 @@ class Program:
     fprog: _SockFprog = field(repr=False, compare=False)
 
 
-def prepare() -> Program | None:
-    """Compile the filter once (in the server, before any fork); None without libseccomp."""
+@dataclass(frozen=True)
+class Filters:
+    """The filter's two parts (see the module's docstring)."""
+
+    inherited: Program  # loaded once by the zygote
+    own: Program  # loaded by each child, with its pid
+
+
+def prepare() -> Filters | None:
+    """Compile both parts once (in the server, before any fork); None without libseccomp."""
     if _library() is None:
         return None
-    read, write = os.pipe()
-    try:
-        _with_context(_PLACEHOLDER_PID, lambda lib, ctx: _export(lib, ctx, write))
-        os.close(write)
-        write = -1
-        code = b""
-        while chunk := os.read(read, 1 << 16):
-            code += chunk
-    finally:
-        os.close(read)
-        if write >= 0:
-            os.close(write)
-    offsets = tuple(
-        offset + 4
-        for offset in range(0, len(code), _INSTRUCTION.size)
-        if _INSTRUCTION.unpack_from(code, offset)[3] == _PLACEHOLDER_PID
-    )
-    if not code or not offsets:
-        raise OSError(errno.EINVAL, "seccomp program could not be exported")
-    buffer = ctypes.create_string_buffer(code, len(code))
-    fprog = _SockFprog(len(code) // _INSTRUCTION.size, ctypes.addressof(buffer))
-    return Program(code, offsets, buffer, fprog)
+    denied, creation, self_only = _numbers()
+
+    def inherited(add: _AddRule) -> None:
+        for number in denied.values():
+            add(_errno_action(errno.EPERM), number)
+
+    def own(add: _AddRule) -> None:
+        eperm = _errno_action(errno.EPERM)
+        for name, number in creation.items():
+            if name == "clone":
+                add(eperm, number, _ArgCmp(0, _CMP_MASKED_EQ, _CLONE_THREAD, 0))
+            elif name == "clone3":
+                add(_errno_action(errno.ENOSYS), number)
+            else:
+                add(eperm, number)
+        for number in self_only.values():
+            add(eperm, number, _ArgCmp(0, _CMP_NE, _PLACEHOLDER_PID, 0))
+
+    own_program = _compile(own)
+    if not own_program.pid_offsets:
+        raise OSError(errno.EINVAL, "seccomp program has no place for the pid")
+    return Filters(inherited=_compile(inherited), own=own_program)
 
 
-def _export(lib: ctypes.CDLL, ctx: int, fd: int) -> None:
-    rc = lib.seccomp_export_bpf(ctx, fd)
-    if rc < 0:
-        raise OSError(-rc, "seccomp_export_bpf failed")
+_AddRule = Callable[..., None]  # add(action, syscall number, *conditions)
 
 
-def load(program: Program, own_pid: int) -> None:
-    """Load the compiled filter, with `own_pid` patched in, into the calling process.
-
-    Needs no_new_privs (set by the caller); raises OSError when the kernel refuses.
-    """
-    for offset in program.pid_offsets:
-        struct.pack_into("=I", program.buffer, offset, own_pid)
-    if _libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(program.fprog), 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP) failed")
-
-
-def install_filter(own_pid: int) -> None:
-    """Compile and load the filter in one go (about 2 ms; `prepare` + `load` is the fast way)."""
-
-    def do_load(lib: ctypes.CDLL, ctx: int) -> None:
-        rc = lib.seccomp_load(ctx)
-        if rc < 0:
-            raise OSError(-rc, "seccomp_load failed")
-
-    _with_context(own_pid, do_load)
-
-
-def _with_context(own_pid: int, finish) -> None:
+def _compile(rules: Callable[[_AddRule], None]) -> Program:
+    """Export the BPF of a filter that allows all but `rules`; find the placeholder pid in it."""
     lib = _library()
-    if lib is None:
-        raise OSError(errno.ENOSYS, "libseccomp is not installed")
-    denied, self_only = _numbers()
-    eperm = _errno_action(errno.EPERM)
+    assert lib is not None
     ctx = lib.seccomp_init(_ALLOW)
     if not ctx:
         raise OSError(errno.ENOMEM, "seccomp_init failed")
+    read, write = os.pipe()
     try:
 
         def add(action: int, number: int, *conditions: _ArgCmp) -> None:
@@ -274,15 +262,38 @@ def _with_context(own_pid: int, finish) -> None:
             if rc < 0:
                 raise OSError(-rc, f"seccomp_rule_add failed for syscall {number}")
 
-        for name, number in denied.items():
-            if name == "clone":
-                add(eperm, number, _ArgCmp(0, _CMP_MASKED_EQ, _CLONE_THREAD, 0))
-            elif name == "clone3":
-                add(_errno_action(errno.ENOSYS), number)
-            else:
-                add(eperm, number)
-        for number in self_only.values():
-            add(eperm, number, _ArgCmp(0, _CMP_NE, own_pid, 0))
-        finish(lib, ctx)
+        rules(add)
+        rc = lib.seccomp_export_bpf(ctx, write)
+        if rc < 0:
+            raise OSError(-rc, "seccomp_export_bpf failed")
+        os.close(write)
+        write = -1
+        code = b""
+        while chunk := os.read(read, 1 << 16):
+            code += chunk
     finally:
         lib.seccomp_release(ctx)
+        os.close(read)
+        if write >= 0:
+            os.close(write)
+    if not code:
+        raise OSError(errno.EINVAL, "seccomp program could not be exported")
+    offsets = tuple(
+        offset + 4
+        for offset in range(0, len(code), _INSTRUCTION.size)
+        if _INSTRUCTION.unpack_from(code, offset)[3] == _PLACEHOLDER_PID
+    )
+    buffer = ctypes.create_string_buffer(code, len(code))
+    fprog = _SockFprog(len(code) // _INSTRUCTION.size, ctypes.addressof(buffer))
+    return Program(code, offsets, buffer, fprog)
+
+
+def load(program: Program, own_pid: int) -> None:
+    """Load a compiled filter, with `own_pid` patched in, into the calling process.
+
+    Needs no_new_privs (set by the caller); raises OSError when the kernel refuses.
+    """
+    for offset in program.pid_offsets:
+        struct.pack_into("=I", program.buffer, offset, own_pid)
+    if _libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(program.fprog), 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP) failed")

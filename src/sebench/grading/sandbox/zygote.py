@@ -109,17 +109,19 @@ def start(
             isolation.die_with_parent()
             if os.getppid() != server_pid:  # the server died before the line above
                 os._exit(1)
-            # The zygote's mappings barely change between forks, so the limits are made once:
-            # RLIMIT_AS is what it maps now plus the budget (see limits.rlimits).
-            plan = isolation.plan_for_child(server, limits.rlimits(config, limits.mapped_bytes()))
-            shared = [results] + ([plan.ruleset.fd] if plan.ruleset else [])
+            ruleset = server.ruleset if server.layers["landlock"] else None
+            shared = [results] + ([ruleset.fd] if ruleset else [])
             numbered = _number_descriptors(shared + [jobs, ready_read, reports_write, 2])
             results = numbered[0]
             jobs, ready_read, reports_write, log = numbered[len(shared) :]
-            if plan.ruleset:
-                plan = dataclasses.replace(
-                    plan, ruleset=dataclasses.replace(plan.ruleset, fd=numbered[1])
-                )
+            if ruleset:
+                ruleset = dataclasses.replace(ruleset, fd=numbered[1])
+            # The zygote's mappings barely change between forks, so the limits are made once:
+            # RLIMIT_AS is what it maps now plus the budget (see limits.rlimits).
+            rlimits = limits.rlimits(config, limits.mapped_bytes())
+            plan = isolation.enter_zygote(server, ruleset, rlimits)
+            if ruleset and plan.ruleset is None:  # entered here: children inherit the domain
+                os.close(ruleset.fd)
             first_private = 3 + len(shared)
 
             def start_child(box: list[dict]) -> NoReturn:
