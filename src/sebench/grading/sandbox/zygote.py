@@ -30,7 +30,7 @@ import signal
 import struct
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import NoReturn
 
 from sebench.grading.sandbox import child, isolation, limits, protocol
@@ -124,10 +124,14 @@ def start(
                 os.close(ruleset.fd)
             first_private = 3 + len(shared)
 
-            def start_child(box: list[dict]) -> NoReturn:
-                _start_child(box, first_private, results, plan, server.scratch, runtime, config)
+            def prepare_child(job: dict) -> Iterator[None]:
+                scratch, budget = server.scratch, config.max_output_bytes
+                return child.prepare(job, results, plan, scratch, runtime, budget)
 
-            _serve(jobs, ready_read, reports_write, start_child)
+            def start_child(box: list[Iterator[None]]) -> NoReturn:
+                _start_child(box, first_private)
+
+            _serve(jobs, ready_read, reports_write, prepare_child, start_child)
         except BaseException:
             with contextlib.suppress(BaseException):
                 os.write(log, traceback.format_exc().encode())  # the server's log
@@ -139,7 +143,11 @@ def start(
 
 
 def _serve(
-    jobs: int, ready: int, reports: int, start_child: Callable[[list[dict]], NoReturn]
+    jobs: int,
+    ready: int,
+    reports: int,
+    prepare_child: Callable[[dict], Iterator[None]],
+    start_child: Callable[[list[Iterator[None]]], NoReturn],
 ) -> NoReturn:
     """The zygote's loop: everything it writes between two forks is in these lines."""
     reader = protocol.FrameReader(jobs)
@@ -165,9 +173,10 @@ def _serve(
         if job is None:
             write(reports, BAD_JOB)
             continue
-        # The job travels in a list that the child empties: no frame below the untrusted code
-        # (this one stays on the child's stack) keeps a reference to the job and its nonce.
-        box, n_inputs = [job], len(job["inputs"])
+        # The child's run travels in a list that the child empties: no frame below the untrusted
+        # code (this one stays on the child's stack) keeps a reference to it and its nonce.
+        n_inputs = len(job["inputs"])
+        box = [prepare_child(job)]
         del job
         t0 = perf()
         pid = fork()
@@ -192,21 +201,12 @@ def _valid_job(job: dict, nonce: str) -> dict | None:
     return {"nonce": nonce, "code": code, "entry_point": entry, "inputs": inputs}
 
 
-def _start_child(
-    box: list[dict],
-    first_private: int,
-    results: int,
-    plan: isolation.ChildPlan,
-    scratch: str,
-    runtime,
-    config: SandboxConfig,
-) -> NoReturn:
+def _start_child(box: list[Iterator[None]], first_private: int) -> NoReturn:
     """The first steps of a child: nothing of the zygote's left open, then `child.run`."""
     try:
-        os.closerange(
-            first_private, 1 << 16
-        )  # the job pipe, and the zygote's: reports could be forged
-        child.run(box.pop(), results, plan, scratch, runtime, config.max_output_bytes)
+        # the job pipe, and the zygote's own: reports could be forged
+        os.closerange(first_private, 1 << 16)
+        child.run(box)
     finally:
         os._exit(child.EXIT_ISOLATION_FAILED)
 
