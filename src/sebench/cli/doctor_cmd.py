@@ -49,6 +49,8 @@ def doctor_command(
         console.print(f"interpreter: {details['interpreter']}")
     if "scratch" in details:
         console.print(f"scratch dir: {details['scratch']}")
+    if "child_setup" in details:
+        console.print(f"child set-up: {details['child_setup']}")
     for warning in warnings:
         console.print(f"[yellow]warning:[/] {warning}")
     if contained:

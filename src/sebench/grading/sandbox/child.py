@@ -96,7 +96,7 @@ def _sender(nonce: str, result_fd: int):
 
 
 def prepare(
-    job: dict, result_fd: int, plan: isolation.ChildPlan, scratch: str, runtime, limits_budget: int
+    job: dict, result_fd: int, plan: isolation.ChildPlan, runtime, limits_budget: int
 ) -> Iterator[None]:
     """A child's whole run, made in the zygote just before the fork: sending every frame of it
     is what `run` does in the child. `runtime` is the library's `_runtime` module.
@@ -106,7 +106,7 @@ def prepare(
     zygote writes costs a trap of ~1 us, one the child writes a copy of ~5 us).
     """
     send = _sender(job.pop("nonce"), result_fd)
-    messages = _messages(job, plan, scratch, runtime, limits_budget)
+    messages = _messages(job, plan, runtime, limits_budget)
     next(messages)  # up to the first statement that belongs in the child
     return map(send, messages)
 
@@ -122,7 +122,7 @@ def run(box: list[Iterator[None]]) -> NoReturn:
     exit_now(0)  # not reached: _messages ends the process itself
 
 
-def _messages(job: dict, plan: isolation.ChildPlan, scratch: str, runtime, limits_budget: int):
+def _messages(job: dict, plan: isolation.ChildPlan, runtime, limits_budget: int):
     """Confine, run the untrusted code, and yield each frame to send; ends with `os._exit`.
     Its first step (up to the first `yield`) runs in the zygote: see `prepare`."""
     # --- bound before any untrusted code exists in this process ---
@@ -147,8 +147,7 @@ def _messages(job: dict, plan: isolation.ChildPlan, scratch: str, runtime, limit
         return join([name]) if isinstance_(name, str_) else "?", text
 
     try:
-        isolation.enter_child(plan)
-        os.chdir(scratch)  # the environment is the server's: clean, HOME and TMPDIR = scratch
+        isolation.enter_child(plan)  # ends in the scratch dir, also HOME and TMPDIR
         failure = None
     except BaseException as exc:  # never run untrusted code with fewer layers than reported
         failure = f"{type(exc).__name__}: {exc}"

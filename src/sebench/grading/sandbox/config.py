@@ -24,6 +24,9 @@ class SandboxConfig:
     # Only these optional layers (names in isolation.LAYERS); None: every layer that works here.
     # For measuring each layer's cost and for tests; a smaller set is never safer.
     layers: tuple[str, ...] | None = None
+    # Children enter their layers through the compiled helper when it is built (isolation.py);
+    # False: always the Python path (for tests and measurements).
+    compiled_setup: bool = True
 
     @property
     def cpu_limit_s(self) -> int:

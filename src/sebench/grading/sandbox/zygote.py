@@ -119,14 +119,14 @@ def start(
             # The zygote's mappings barely change between forks, so the limits are made once:
             # RLIMIT_AS is what it maps now plus the budget (see limits.rlimits).
             rlimits = limits.rlimits(config, limits.mapped_bytes())
-            plan = isolation.enter_zygote(server, ruleset, rlimits)
+            compiled = isolation.compiled_setup(config)[0]
+            plan = isolation.enter_zygote(server, ruleset, rlimits, compiled)
             if ruleset and plan.ruleset is None:  # entered here: children inherit the domain
                 os.close(ruleset.fd)
             first_private = 3 + len(shared)
 
             def prepare_child(job: dict) -> Iterator[None]:
-                scratch, budget = server.scratch, config.max_output_bytes
-                return child.prepare(job, results, plan, scratch, runtime, budget)
+                return child.prepare(job, results, plan, runtime, config.max_output_bytes)
 
             def start_child(box: list[Iterator[None]]) -> NoReturn:
                 _start_child(box, first_private)
