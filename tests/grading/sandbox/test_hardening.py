@@ -3,6 +3,7 @@ the harness's sender on the stack, NumPy imported at run time. Each through a re
 
 from __future__ import annotations
 
+import struct
 import subprocess
 import textwrap
 import time
@@ -181,7 +182,7 @@ def test_encode_escapes_lone_surrogates_and_decodes_them_back():
 
 
 def test_a_job_the_server_cannot_handle_is_infra_error_and_the_server_goes_on(standin_library):
-    """A malformed job (here: no inputs) fails inside the server; the next job still runs."""
+    """A malformed job (here: no entry point) fails inside the server; the next job still runs."""
     process = subprocess.Popen(
         isolation.server_command(),
         stdin=subprocess.PIPE,
@@ -196,11 +197,12 @@ def test_a_job_the_server_cannot_handle_is_infra_error_and_the_server_goes_on(st
         config = SandboxConfig(workers=1, allow_unisolated=True).to_dict()
         protocol.write_frame(out, {"config": config, "library": library})
         assert reader.read(deadline=time.monotonic() + 120)["kind"] == "hello"
-        protocol.write_frame(out, {"code": "def solve(x):\n    return x\n", "entry_point": "solve"})
+        code = b"def solve(x):\n    return x\n"
+        only_code = struct.pack(">I", len(code)) + code
+        protocol.write_all(out, protocol.JOB_HEADER.pack(len(only_code), 1) + only_code)
         broken = reader.read(deadline=time.monotonic() + 30)
         assert broken["status"] == ExecStatus.INFRA_ERROR.value
-        job = {"code": "def solve(x):\n    return x\n", "entry_point": "solve", "inputs": ["x=3"]}
-        protocol.write_frame(out, job)
+        protocol.write_all(out, protocol.encode_job(code.decode(), "solve", ["x=3"]))
         reply = reader.read(deadline=time.monotonic() + 30)
         assert reply["status"] == ExecStatus.OK.value
         assert reply["cases"][0]["printed"] == "3"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import struct
 import time
 
 import pytest
@@ -72,3 +73,50 @@ def test_reader_honours_the_deadline():
     assert time.monotonic() - started < 1.0
     os.close(read)
     os.close(write)
+
+
+def job_pipe(*frames: bytes) -> protocol.JobReader:
+    read, write = os.pipe()
+    os.write(write, b"".join(frames))
+    os.close(write)
+    return protocol.JobReader(read)
+
+
+def test_jobs_round_trip_with_any_text():
+    code = "def solve(x):\n    return '\u00e9 \u4e2d \ud800'\n"  # a lone surrogate passes
+    reader = job_pipe(
+        protocol.encode_job(code, "solve", ["x=1", "x='\udc80'"]),
+        protocol.encode_job("pass", "f", []),
+    )
+    assert reader.read() == (code, "solve", ["x=1", "x='\udc80'"])
+    assert reader.read() == ("pass", "f", [])
+    assert reader.read() is None
+
+
+def test_a_malformed_job_is_refused_and_the_next_one_read():
+    code = b"pass"
+    only_code = struct.pack(">I", len(code)) + code
+    not_utf8 = struct.pack(">II", 1, 1) + b"\xff" + b"f"
+    reader = job_pipe(
+        protocol.JOB_HEADER.pack(len(only_code), 1) + only_code,
+        protocol.JOB_HEADER.pack(len(not_utf8), 2) + not_utf8,
+        protocol.JOB_HEADER.pack(len(only_code), 2) + only_code,  # lengths do not add up
+        protocol.encode_job("pass", "f", ["1"]),
+    )
+    for reason in ("code and an entry point", "not UTF-8", "do not add up"):
+        with pytest.raises(protocol.ProtocolError, match=reason):
+            reader.read()
+    assert reader.read() == ("pass", "f", ["1"])
+
+
+def test_a_job_cut_short_by_the_end_of_the_stream_is_the_end():
+    frame = protocol.encode_job("pass", "f", ["1"])
+    assert job_pipe(frame[:-2]).read() is None
+
+
+def test_a_job_announced_over_the_cap_breaks_the_stream():
+    header = protocol.JOB_HEADER.pack(protocol.MAX_JOB_BYTES + 1, 2)
+    with pytest.raises(protocol.FrameTooLarge):
+        job_pipe(header).read()
+    with pytest.raises(TypeError):
+        protocol.encode_job("pass", "f", [1])

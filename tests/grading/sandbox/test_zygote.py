@@ -6,6 +6,8 @@ import os
 import threading
 import time
 
+import pytest
+
 from sebench.grading.sandbox import ExecStatus, Job, SandboxConfig, SandboxPool
 from tests.grading.sandbox.conftest import children_of, leftovers
 
@@ -22,10 +24,13 @@ def test_every_child_is_forked_by_the_zygote_never_by_the_server(pool):
     assert pool.zygote_pids() == [zygote]
 
 
-def test_a_malformed_job_does_not_stop_the_zygote(pool):
+def test_a_job_with_a_field_that_is_not_text_never_reaches_a_server(pool):
+    servers = pool.server_pids()
     bad = Job("def solve(x):\n    return x\n", "solve", ("x=1",))
-    object.__setattr__(bad, "test_inputs", (1,))  # not text: the zygote refuses it
-    assert pool.run(bad).status is ExecStatus.INFRA_ERROR
+    object.__setattr__(bad, "test_inputs", (1,))
+    with pytest.raises(TypeError):
+        pool.run(bad)
+    assert pool.server_pids() == servers
     assert pool.run(Job(PARENT, "solve", ("x=1",))).cases[0].printed == str(pool.zygote_pids()[0])
 
 

@@ -83,11 +83,8 @@ class _Server:
             raise OSError(f"sandbox server did not start: {self.log_tail()}")
         return hello
 
-    def request(self, job: Job, timeout_s: float) -> dict:
-        protocol.write_frame(
-            self.in_fd,
-            {"code": job.code, "entry_point": job.entry_point, "inputs": list(job.test_inputs)},
-        )
+    def request(self, frame: bytes, timeout_s: float) -> dict:
+        protocol.write_all(self.in_fd, frame)
         reply = self.reader.read(deadline=time.monotonic() + timeout_s + REPLY_MARGIN_S)
         if reply is None:
             raise OSError(f"sandbox server exited: {self.log_tail()}")
@@ -189,10 +186,11 @@ class SandboxPool:
             raise ValueError(f"entry point {job.entry_point!r} is not a Python identifier")
         if self._closed or not self._servers:
             raise RuntimeError("the sandbox pool is not running (use it as a context manager)")
+        frame = protocol.encode_job(job.code, job.entry_point, job.test_inputs)
         server = self._idle.get()
         started = time.perf_counter()
         try:
-            reply = server.request(job, self.config.timeout_s)
+            reply = server.request(frame, self.config.timeout_s)
             execution = Execution.from_dict(reply)
             execution.timings["roundtrip"] = time.perf_counter() - started
             return execution

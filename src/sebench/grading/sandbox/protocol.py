@@ -1,8 +1,13 @@
-"""Length-prefixed JSON frames: the only format that crosses a process boundary here.
+"""The formats that cross a process boundary here: length-prefixed JSON frames, and jobs.
 
 A frame is a 4-byte big-endian length followed by that many bytes of UTF-8 JSON (an object).
 Never pickle: unpickling what an untrusted process sends runs its code. Readers enforce a size
 cap before buffering, so a hostile writer cannot make the reader allocate without bound.
+
+A job (grader -> zygote, trusted both ends) is a frame of text fields instead of JSON: its code,
+its entry point and one argument text per case, each field UTF-8 with lone surrogates passed
+through. Decoding it writes half as many pages as `json.loads` does, and in the zygote each page
+written is a trap (its pages are shared with the last child it forked): 0.05 ms per job here.
 """
 
 from __future__ import annotations
@@ -12,8 +17,11 @@ import os
 import select
 import struct
 import time
+from collections.abc import Sequence
 
 HEADER = struct.Struct(">I")
+JOB_HEADER = struct.Struct(">II")  # bytes after the header, number of fields
+MAX_JOB_BYTES = 64 << 20
 
 
 class ProtocolError(Exception):
@@ -113,3 +121,61 @@ class FrameReader:
                 return None
             self._ready.extend(self._decoder.feed(chunk))
         return self._ready.pop(0)
+
+
+def encode_job(code: str, entry_point: str, inputs: Sequence[str]) -> bytes:
+    """A job frame: `code`, `entry_point`, then each case's argument text. TypeError when a field
+    is not text (a caller's bug: nothing is written)."""
+    fields = [str.encode(text, "utf-8", "surrogatepass") for text in (code, entry_point, *inputs)]
+    body = struct.pack(f">{len(fields)}I", *map(len, fields)) + b"".join(fields)
+    if len(body) > MAX_JOB_BYTES:
+        raise ValueError(f"job of {len(body)} bytes, over {MAX_JOB_BYTES}")
+    return JOB_HEADER.pack(len(body), len(fields)) + body
+
+
+class JobReader:
+    """Blocking reader of job frames on a file descriptor (the zygote's end of the job pipe)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self._buffer = b""
+
+    def read(self) -> tuple[str, str, list[str]] | None:
+        """The next job as (code, entry point, argument texts); None at the end of the stream
+        (a job cut short by it included: nobody waits for its result).
+
+        A malformed job raises ProtocolError once it has been read whole, so the next one is
+        read from its start; FrameTooLarge means the stream cannot be followed any further."""
+        if not self._fill(JOB_HEADER.size):
+            return None
+        size, count = JOB_HEADER.unpack_from(self._buffer)
+        if size > MAX_JOB_BYTES:
+            raise FrameTooLarge(f"job of {size} bytes")
+        end = JOB_HEADER.size + size
+        if not self._fill(end):
+            return None
+        body, self._buffer = self._buffer[JOB_HEADER.size : end], self._buffer[end:]
+        lengths_size = 4 * count
+        if count < 2 or lengths_size > size:
+            raise ProtocolError("a job has a code and an entry point")
+        lengths = struct.unpack_from(f">{count}I", body)
+        if lengths_size + sum(lengths) != size:
+            raise ProtocolError("job fields do not add up to its size")
+        fields, start = [], lengths_size
+        try:
+            for length in lengths:
+                fields.append(body[start : start + length].decode("utf-8", "surrogatepass"))
+                start += length
+        except UnicodeDecodeError:
+            raise ProtocolError("job field is not UTF-8") from None
+        return fields[0], fields[1], fields[2:]
+
+    def _fill(self, size: int) -> bool:
+        """Read until the buffer holds `size` bytes; False if the stream ends first."""
+        while len(self._buffer) < size:
+            chunk = os.read(self.fd, max(1 << 16, size - len(self._buffer)))
+            if not chunk:
+                self._buffer = b""
+                return False
+            self._buffer += chunk
+        return True

@@ -150,7 +150,7 @@ def _serve(
     start_child: Callable[[list[Iterator[None]]], NoReturn],
 ) -> NoReturn:
     """The zygote's loop: everything it writes between two forks is in these lines."""
-    reader = protocol.FrameReader(jobs)
+    reader = protocol.JobReader(jobs)
     write, fork, wait4, waitid = os.write, os.fork, os.wait4, os.waitid
     perf, exit_now = time.perf_counter, os._exit
     pack_forked, pack_exited = _FORKED.pack, _EXITED.pack
@@ -164,20 +164,27 @@ def _serve(
             wait4(previous, 0)  # a zombie since its EXITED report: returns at once
             previous = 0
         try:
-            job = reader.read()
-        except protocol.ProtocolError:
-            job = None  # the grader is trusted: garbage means a broken pipe, so stop
-        if job is None:
+            fields = reader.read()
+        except protocol.FrameTooLarge:  # never sent by the grader: the stream is broken
             exit_now(0)
-        job = _valid_job(job, go[1:].decode("ascii"))
-        if job is None:
-            write(reports, BAD_JOB)
+        except protocol.ProtocolError:
+            write(reports, BAD_JOB)  # read whole: the next job is read from its start
             continue
+        if fields is None:  # the grader closed the pipe
+            exit_now(0)
+        code, entry, inputs = fields
+        job = {
+            "nonce": go[1:].decode("ascii"),
+            "code": code,
+            "entry_point": entry,
+            "inputs": inputs,
+        }
+        del fields, code, entry
         # The child's run travels in a list that the child empties: no frame below the untrusted
         # code (this one stays on the child's stack) keeps a reference to it and its nonce.
-        n_inputs = len(job["inputs"])
+        n_inputs = len(inputs)
         box = [prepare_child(job)]
-        del job
+        del job, inputs
         t0 = perf()
         pid = fork()
         if pid == 0:
@@ -187,18 +194,6 @@ def _serve(
         write(reports, EXITED + pack_exited(info.si_code, info.si_status))
         box.clear()  # freed only now: while the child lived, each page written was a copy
         previous = pid
-
-
-def _valid_job(job: dict, nonce: str) -> dict | None:
-    code, entry, inputs = job.get("code"), job.get("entry_point"), job.get("inputs")
-    if not (
-        isinstance(code, str)
-        and isinstance(entry, str)
-        and isinstance(inputs, list)
-        and all(isinstance(text, str) for text in inputs)
-    ):
-        return None
-    return {"nonce": nonce, "code": code, "entry_point": entry, "inputs": inputs}
 
 
 def _start_child(box: list[Iterator[None]], first_private: int) -> NoReturn:
