@@ -80,13 +80,19 @@ class Execution:
 
     @classmethod
     def from_dict(cls, data: dict) -> Execution:
-        cases = []
-        for case in data.get("cases", ()):
-            texts = {key: _encodable(case.get(key)) for key in _CASE_TEXTS}
-            cases.append(CaseOutcome(**{**case, **texts}))
+        cases = tuple(
+            CaseOutcome(
+                _encodable(case.get("printed")),
+                _encodable(case.get("error_type")),
+                _encodable(case.get("error_message")),
+                case["library_calls"],
+                case["non_constructor_calls"],
+            )
+            for case in data.get("cases", ())
+        )
         return cls(
             status=ExecStatus(data["status"]),
-            cases=tuple(cases),
+            cases=cases,
             setup_error=_encodable(data.get("setup_error")),
             timings={k: float(v) for k, v in (data.get("timings") or {}).items()},
             setup_message=_encodable(data.get("setup_message")),
@@ -98,15 +104,12 @@ class Execution:
         return cls(ExecStatus.INFRA_ERROR, (), None, {}, None, detail)
 
 
-_CASE_TEXTS = ("printed", "error_type", "error_message")
-
-
 def _encodable(text: str | None) -> str | None:
     """`text` with lone surrogates (which a child's result or message may hold, and which UTF-8
     refuses) written as backslash escapes, so verdicts and reports can always be written out.
     No real output holds one, so a result that did can never match an expected output anyway."""
-    if text is None:
-        return None
+    if text is None or text.isascii():  # the common case, checked without a copy
+        return text
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
