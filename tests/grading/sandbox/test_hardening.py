@@ -119,6 +119,8 @@ def test_frames_below_the_code_hold_neither_the_sender_nor_the_nonce(pool):
                 for name, value in frame.f_locals.items():
                     if name in ("send", "nonce") or (
                         isinstance(value, str) and re.fullmatch("[0-9a-f]{32}", value)
+                    ) or (
+                        isinstance(value, bytes) and re.search(b"[0-9a-f]{32}", value)
                     ):
                         leaks.append((frame.f_code.co_name, name))
                     if isinstance(value, dict) and "nonce" in value:

@@ -96,19 +96,24 @@ def _sender(nonce: str, result_fd: int):
 
 
 def prepare(
-    job: dict, result_fd: int, plan: isolation.ChildPlan, runtime, limits_budget: int
+    nonce: str,
+    code: str,
+    entry_point: str,
+    inputs: list[str],
+    result_fd: int,
+    plan: isolation.ChildPlan,
+    runtime,
+    limits_budget: int,
 ) -> Iterator[None]:
     """A child's whole run, made in the zygote just before the fork: sending every frame of it
     is what `run` does in the child. `runtime` is the library's `_runtime` module.
 
-    `job` holds "nonce", "code", "entry_point" and "inputs"; it is emptied here. Binding the
-    harness's locals here rather than in the child saves ~45 page copies per child (a page the
-    zygote writes costs a trap of ~1 us, one the child writes a copy of ~5 us).
+    Binding the harness's locals here rather than in the child saves ~45 page copies per child
+    (a page the zygote writes costs a trap of ~1 us, one the child writes a copy of ~5 us).
     """
-    send = _sender(job.pop("nonce"), result_fd)
-    messages = _messages(job, plan, runtime, limits_budget)
+    messages = _messages(code, entry_point, inputs, plan, runtime, limits_budget)
     next(messages)  # up to the first statement that belongs in the child
-    return map(send, messages)
+    return map(_sender(nonce, result_fd), messages)
 
 
 def run(box: list[Iterator[None]]) -> NoReturn:
@@ -122,7 +127,14 @@ def run(box: list[Iterator[None]]) -> NoReturn:
     exit_now(0)  # not reached: _messages ends the process itself
 
 
-def _messages(job: dict, plan: isolation.ChildPlan, runtime, limits_budget: int):
+def _messages(
+    code: str,
+    entry: str,
+    inputs: list[str],
+    plan: isolation.ChildPlan,
+    runtime,
+    limits_budget: int,
+):
     """Confine, run the untrusted code, and yield each frame to send; ends with `os._exit`.
     Its first step (up to the first `yield`) runs in the zygote: see `prepare`."""
     # --- bound before any untrusted code exists in this process ---
@@ -132,8 +144,6 @@ def _messages(job: dict, plan: isolation.ChildPlan, runtime, limits_budget: int)
     type_, isinstance_, len_, enumerate_ = type, isinstance, len, enumerate
     memory_error, exception, base_exception = MemoryError, Exception, BaseException
     utf8_length, max_message = str.encode, MAX_ERROR_MESSAGE
-    code, entry, inputs = job["code"], job["entry_point"], list(job["inputs"])
-    job.clear()  # nothing of the job stays reachable through the zygote's frames but these locals
     yield None  # in the zygote; the fork follows, and the rest runs in the child
     t_start = perf()
 

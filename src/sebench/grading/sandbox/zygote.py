@@ -125,8 +125,13 @@ def start(
                 os.close(ruleset.fd)
             first_private = 3 + len(shared)
 
-            def prepare_child(job: dict) -> Iterator[None]:
-                return child.prepare(job, results, plan, runtime, config.max_output_bytes)
+            def prepare_child(
+                nonce: str, code: str, entry_point: str, inputs: list[str]
+            ) -> Iterator[None]:
+                budget = config.max_output_bytes
+                return child.prepare(
+                    nonce, code, entry_point, inputs, results, plan, runtime, budget
+                )
 
             def start_child(box: list[Iterator[None]]) -> NoReturn:
                 _start_child(box, first_private)
@@ -146,7 +151,7 @@ def _serve(
     jobs: int,
     ready: int,
     reports: int,
-    prepare_child: Callable[[dict], Iterator[None]],
+    prepare_child: Callable[[str, str, str, list[str]], Iterator[None]],
     start_child: Callable[[list[Iterator[None]]], NoReturn],
 ) -> NoReturn:
     """The zygote's loop: everything it writes between two forks is in these lines."""
@@ -160,6 +165,8 @@ def _serve(
         go = _read_exactly(ready, 1 + NONCE_CHARS)  # the server has cleaned up after the last
         if len(go) != 1 + NONCE_CHARS or go[:1] != READY:
             exit_now(0)
+        nonce = go[1:].decode("ascii")
+        del go
         if previous:
             wait4(previous, 0)  # a zombie since its EXITED report: returns at once
             previous = 0
@@ -173,18 +180,11 @@ def _serve(
         if fields is None:  # the grader closed the pipe
             exit_now(0)
         code, entry, inputs = fields
-        job = {
-            "nonce": go[1:].decode("ascii"),
-            "code": code,
-            "entry_point": entry,
-            "inputs": inputs,
-        }
-        del fields, code, entry
-        # The child's run travels in a list that the child empties: no frame below the untrusted
-        # code (this one stays on the child's stack) keeps a reference to it and its nonce.
         n_inputs = len(inputs)
-        box = [prepare_child(job)]
-        del job, inputs
+        # The child's run travels in a list that the child empties: this frame stays on the
+        # child's stack, below the untrusted code, so it keeps neither the run nor the nonce.
+        box = [prepare_child(nonce, code, entry, inputs)]
+        del fields, nonce, code, entry, inputs
         t0 = perf()
         pid = fork()
         if pid == 0:
