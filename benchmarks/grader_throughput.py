@@ -205,7 +205,7 @@ def compare_mode(args) -> None:
     print(f"  {'all but run':<14} {overhead:7.2f}  (of which the grader waits for {waited:.2f})")
     print(
         f"bare fork of a server-shaped process (fork, exit, reap): {fork_ms:.2f} ms "
-        f"(our overhead / bare fork: {overhead / fork_ms:.1f}x)"
+        f"(our overhead / bare fork: {overhead / fork_ms:.2f}x)"
     )
 
 
