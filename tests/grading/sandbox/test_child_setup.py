@@ -7,7 +7,14 @@ import os
 
 import pytest
 
-from sebench.grading.sandbox import ExecStatus, Job, SandboxConfig, SandboxPool, isolation
+from sebench.grading.sandbox import (
+    ExecStatus,
+    Job,
+    SandboxConfig,
+    SandboxPool,
+    isolation,
+    landlock,
+)
 from tests.grading.sandbox.conftest import SECRET
 from tests.grading.sandbox.test_isolation import in_child
 
@@ -21,6 +28,10 @@ def attempt(call):
         return "allowed"
     except OSError as exc:
         return type(exc).__name__
+
+def fork_and_exit():
+    if os.fork() == 0:
+        os._exit(0)  # a grandchild, where a filter allows one: gone at once
 
 def solve(x):
     death = ctypes.c_int()
@@ -36,7 +47,7 @@ def solve(x):
         limits[1:],
         limits[0][0] > 0,
         os.getcwd() == os.environ["TMPDIR"],
-        attempt(os.fork),
+        attempt(fork_and_exit),
         attempt(lambda: os.kill(os.getppid(), 0)),
         attempt(lambda: os.kill(os.getpid(), 0)),
         attempt(socket.socket),
@@ -48,8 +59,8 @@ def solve(x):
 needs_helper = pytest.mark.skipif(isolation._confine is None, reason="the helper is not built")
 
 
-def observe(standin_library, compiled: bool) -> tuple[str, str]:
-    config = SandboxConfig(workers=1, compiled_setup=compiled)
+def observe(standin_library, compiled: bool, layers=None) -> tuple[str, str]:
+    config = SandboxConfig(workers=1, compiled_setup=compiled, layers=layers)
     secret = standin_library.root / "sebench_library.json"
     assert SECRET in secret.read_text()
     code = f"SECRET_PATH = {str(secret)!r}\n{STATE}"
@@ -69,6 +80,30 @@ def test_the_compiled_and_the_python_set_up_confine_a_child_alike(standin_librar
     facts = compiled.split("|")
     assert facts[2:4] == ["True", "9"]  # its own session; SIGKILL when the zygote dies
     assert facts[7] == "PermissionError" or not isolation.detect_layers()["seccomp"]  # fork
+
+
+@needs_helper
+@pytest.mark.parametrize("layers", [("landlock",), ("seccomp",)], ids=["landlock", "seccomp"])
+def test_with_one_containment_layer_both_set_ups_agree(standin_library, layers):
+    """Without seccomp each child enters Landlock itself (the zygote does not); without Landlock
+    the zygote still loads the inherited filter."""
+    if not isolation.detect_layers()[layers[0]]:
+        pytest.skip(f"{layers[0]} is not available here")
+    compiled, _ = observe(standin_library, compiled=True, layers=layers)
+    python, _ = observe(standin_library, compiled=False, layers=layers)
+    assert compiled == python
+    fork, kill_parent, kill_self, sockets, secret = compiled.split("|")[7:12]
+    if layers == ("landlock",):
+        assert (fork, secret) == ("allowed", "PermissionError")
+        if landlock.abi_version() >= 6:  # signals scoped to the child's own domain
+            assert kill_parent == "PermissionError"
+    else:
+        assert (fork, kill_parent, kill_self, sockets) == (
+            "PermissionError",
+            "PermissionError",
+            "allowed",
+            "PermissionError",
+        )
 
 
 def test_without_the_helper_the_python_path_is_used_and_said(monkeypatch):
