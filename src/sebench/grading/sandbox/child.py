@@ -8,9 +8,10 @@ their order; the child always ends with `os._exit`, never by returning into the 
 
 The untrusted code shares the harness's process, so it can walk the stack (`inspect.stack`,
 frame locals) and call whatever it finds there. The nonce is therefore held only by the sender
-closure, which the harness hands to `map` without ever binding it to a local: while the code runs,
-no frame's locals (the zygote's included) hold the sender, the nonce or the job that carried it.
-(`gc` or raw memory reads still reach it: the static policy refuses those.)
+closure, inside the run that `prepare` makes in the zygote and that the child hands to `deque`
+without ever binding it to a local: while the code runs, no frame's locals (the zygote's
+included) hold the sender, the nonce or the message that carried it. (`gc` or raw memory reads
+still reach it: the static policy refuses those.)
 """
 
 from __future__ import annotations
