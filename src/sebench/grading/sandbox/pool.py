@@ -1,8 +1,8 @@
 """`SandboxPool`: the grader's handle on N warm fork servers, safe to share between threads.
 
 Each server is a fresh interpreter (`python -S -P -m sebench.grading.sandbox.server`) started
-with a clean environment; it never sees an expected output. A server that dies or hangs is replaced,
-and the job it held comes back as INFRA_ERROR, never dropped.
+with a clean environment; it never sees an expected output. A server that dies or hangs is
+replaced, and the job it held comes back as INFRA_ERROR, never dropped.
 """
 
 from __future__ import annotations
