@@ -153,3 +153,22 @@ def test_filter_keeps_only_subset_tasks_in_order(single_test_dev_path):
     wanted = {tasks[3].task_id, tasks[1].task_id}
     assert [t.task_id for t in filter_tasks(tasks, wanted)] == [tasks[1].task_id, tasks[3].task_id]
     assert len(filter_tasks(tasks, None)) == 64
+
+
+def test_two_local_hub_folders_of_one_name_each_load_their_own_rows(
+    tmp_path, monkeypatch, single_test_dev_path
+):
+    """datasets 5 caches a local dataset repo by folder name and config alone: the second folder
+    of the same name must not be answered from the first one's cache."""
+    pytest.importorskip("datasets")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    lines = single_test_dev_path.read_text(encoding="utf-8").splitlines(keepends=True)
+    for count in (5, 9):
+        repo = tmp_path / str(count) / "SE-Bench-hub"
+        (repo / "single_test").mkdir(parents=True)
+        (repo / "single_test" / "single_test.jsonl").write_text("".join(lines[:count]))
+        (repo / "README.md").write_text(
+            "---\nconfigs:\n- config_name: single_test\n  data_files:\n  - split: train\n"
+            "    path: single_test/*.jsonl\n---\n"
+        )
+        assert len(load("single_test", repo)) == count

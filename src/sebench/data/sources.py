@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import tempfile
 import urllib.parse
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -260,16 +261,23 @@ def _load_hub(repo: str, split: str, *, revision: str | None, label: str) -> lis
     datasets = require("datasets", "data")
     if not Path(repo).is_dir():
         _require_hub_reachable(label)
-    try:
-        dataset = datasets.load_dataset(repo, split, split="train", revision=revision)
-    except (FileNotFoundError, ConnectionError, ValueError, OSError) as exc:
-        raise SebenchError(
-            f"{label}: could not load config '{split}' ({type(exc).__name__}: "
-            f"{str(exc).splitlines()[0] if str(exc) else ''}); offline? download the data once and "
-            f"pass --data FOLDER or set {DATA_ENV}=FOLDER"
-        ) from exc
-    rows = ((index + 1, dict(row)) for index, row in enumerate(dataset))
-    return _tasks_from_rows(rows, split, path=f"{label}[{split}]")
+    # A local folder is read through a cache of its own, dropped afterwards: datasets 5 keys its
+    # cache of a local dataset repo by the folder's name and config alone, so another folder of
+    # the same name (or this one, edited) was answered from a stale cache or refused.
+    local = Path(repo).is_dir()
+    with tempfile.TemporaryDirectory(prefix="sebench-datasets-") as scratch:
+        try:
+            dataset = datasets.load_dataset(
+                repo, split, split="train", revision=revision, cache_dir=scratch if local else None
+            )
+            rows = [(index + 1, dict(row)) for index, row in enumerate(dataset)]
+        except (FileNotFoundError, ConnectionError, ValueError, OSError) as exc:
+            raise SebenchError(
+                f"{label}: could not load config '{split}' ({type(exc).__name__}: "
+                f"{str(exc).splitlines()[0] if str(exc) else ''}); offline? download the data "
+                f"once and pass --data FOLDER or set {DATA_ENV}=FOLDER"
+            ) from exc
+    return _tasks_from_rows(iter(rows), split, path=f"{label}[{split}]")
 
 
 def _hub_api_doc(repo: str) -> Path:
