@@ -185,3 +185,34 @@ def test_killing_the_fork_server_mid_job_is_counted_not_dropped(official_library
         verdicts = [fresh.grade(task, good) for _ in range(3)]
     assert all(v.kind in (VerdictKind.INFRA_ERROR, VerdictKind.CORRECT) for v in verdicts)
     assert verdicts[-1].kind is VerdictKind.CORRECT
+
+
+def test_a_huge_code_block_is_refused_by_size_before_it_is_parsed(grader, task, names, monkeypatch):
+    """A 4 MB block cost the grader process (outside the sandbox) 2 GB and 18 s in the static
+    checks; it is refused by its size alone, and the parser never sees it."""
+    import ast
+
+    body = f"    x = {names['bitwise_left_shift']}(data_chunks, encoding_shifts)\n"
+    code = f"import zwc\n\ndef {SHIFT}(data_chunks, encoding_shifts):\n" + body * 70_000
+    parsed = []
+    real_parse = ast.parse
+    monkeypatch.setattr(ast, "parse", lambda *a, **k: parsed.append(1) or real_parse(*a, **k))
+    for response in (fenced(code), "thinking " * 200_000 + fenced("x = 1")):
+        verdict = grader.prepare(task, response).verdict
+        assert verdict is not None and verdict.kind is VerdictKind.POLICY, verdict
+        assert verdict.rule == "response-too-large" and "limit" in verdict.detail
+        assert verdict.official_category.value == "exe_error"
+    assert parsed == []
+
+
+def test_the_size_limits_are_configurable(official_library, task, names):
+    from sebench.grading.grader import Grader
+
+    code = (
+        f"import zwc\n\ndef {SHIFT}(data_chunks, encoding_shifts):\n"
+        f"    return {names['bitwise_left_shift']}(data_chunks, encoding_shifts)\n"
+    )
+    small = Grader(official_library, max_code_chars=40)
+    assert small.prepare(task, fenced(code)).verdict.rule == "response-too-large"
+    roomy = Grader(official_library, max_response_chars=len(fenced(code)))
+    assert roomy.prepare(task, fenced(code)).verdict is None

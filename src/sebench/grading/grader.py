@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from sebench.data.schema import Task
 from sebench.grading.compare import DEFAULT_TOLERANCE, Tolerance, outputs_match
-from sebench.grading.extract import extract_code
+from sebench.grading.extract import MAX_CODE_CHARS, MAX_RESPONSE_CHARS, extract_code
 from sebench.grading.official import any_library_call
 from sebench.grading.policy import Refusal, scan
 from sebench.grading.sandbox.execution import ExecStatus, Execution, Job
@@ -56,8 +56,12 @@ class Grader:
         sandbox_config: SandboxConfig | None = None,
         tolerance: float = DEFAULT_TOLERANCE,
         rel_tolerance: float | None = None,
+        max_response_chars: int = MAX_RESPONSE_CHARS,
+        max_code_chars: int = MAX_CODE_CHARS,
     ) -> None:
         self.library = library
+        self.max_response_chars = max_response_chars
+        self.max_code_chars = max_code_chars
         self.table = library.table
         self.sandbox_config = sandbox_config
         self.tolerance = Tolerance(absolute=tolerance, relative=rel_tolerance or 0.0)
@@ -170,10 +174,16 @@ class Grader:
 
     # -- the two halves, public so that tests and benchmarks can drive them -------------------
     def prepare(self, task: Task, response: str | None) -> Prepared:
-        """The static stage: extraction, parsing, the official library check and the policy."""
-        code = extract_code(response or "")
+        """The static stage: the size limits, extraction, parsing, the official library check
+        and the policy."""
+        response = response or ""
+        if len(response) > self.max_response_chars:
+            return Prepared(_too_large("response", len(response), self.max_response_chars))
+        code = extract_code(response)
         if code is None:
             return Prepared(Verdict(VerdictKind.NO_CODE, detail="no fenced python block"))
+        if len(code) > self.max_code_chars:
+            return Prepared(_too_large("code block", len(code), self.max_code_chars))
         try:
             tree = ast.parse(code)
         except SyntaxError as exc:
@@ -283,6 +293,15 @@ class Grader:
 
 def _infra_error(stage: str, exc: Exception) -> Verdict:
     return Verdict(VerdictKind.INFRA_ERROR, detail=_short(f"{stage}: {type(exc).__name__}: {exc}"))
+
+
+def _too_large(what: str, size: int, limit: int) -> Verdict:
+    # never parsed nor run: officially it would not have finished running (`exe_error`)
+    return Verdict(
+        VerdictKind.POLICY,
+        rule="response-too-large",
+        detail=f"the {what} has {size} characters, over the limit of {limit}",
+    )
 
 
 _NO_LIBRARY_IN_CODE = (

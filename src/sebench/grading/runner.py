@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from sebench.data.schema import Task
 from sebench.errors import SebenchError
 from sebench.grading.compare import DEFAULT_TOLERANCE
+from sebench.grading.extract import MAX_CODE_CHARS, MAX_RESPONSE_CHARS
 from sebench.grading.metrics import Graded, breakdown, score
 from sebench.grading.responses import BadRow, Item, SampleKey, load_tasks, read_responses
 from sebench.grading.verdicts import OfficialCategory, Verdict, VerdictKind
@@ -39,6 +40,8 @@ class EvalConfig:
     sandbox: SandboxConfig | None = None  # None: the sandbox defaults (3 s official timeout)
     data: tuple[str, ...] = ()
     subset: str | None = None
+    max_response_chars: int = MAX_RESPONSE_CHARS  # larger: `policy` / `response-too-large`
+    max_code_chars: int = MAX_CODE_CHARS  # of the extracted block; the same verdict
 
     def to_dict(self) -> dict[str, Any]:
         sandbox = self.sandbox.to_dict() if self.sandbox is not None else None
@@ -48,6 +51,8 @@ class EvalConfig:
             "sandbox": sandbox,
             "data": list(self.data),
             "subset": self.subset,
+            "max_response_chars": self.max_response_chars,
+            "max_code_chars": self.max_code_chars,
         }
 
 
@@ -121,7 +126,14 @@ def evaluate(
                     else:
                         yield (item.task, item.response, item)
 
-            with Grader(library, config.sandbox, config.tolerance, config.rel_tolerance) as grader:
+            with Grader(
+                library,
+                config.sandbox,
+                config.tolerance,
+                config.rel_tolerance,
+                max_response_chars=config.max_response_chars,
+                max_code_chars=config.max_code_chars,
+            ) as grader:
                 for (_, _, item), verdict in grader.grade_many(work()):
                     record(item, verdict)
 
