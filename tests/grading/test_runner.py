@@ -345,3 +345,29 @@ def test_cli_fails_at_once_on_a_missing_responses_file_without_looking_for_the_l
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and str(target) in lines[0] and "api_doc" not in lines[0]
     assert not (tmp_path / "o.jsonl").exists() and not (tmp_path / "cache").exists()
+
+
+@pytest.mark.parametrize("content", ["", "not json\n{}\n"])
+def test_cli_fails_when_nothing_was_graded(tmp_path, official_library, content):
+    """An empty responses file, or one whose every row is bad, is not a 0.0% score."""
+    path = tmp_path / "responses.jsonl"
+    path.write_text(content)
+    result = subprocess.run(
+        _cli(
+            path,
+            "--out",
+            tmp_path / "o.jsonl",
+            "--summary",
+            tmp_path / "s.json",
+            "--lib",
+            official_library.root,
+        ),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    assert result.returncode == 2, result.stderr
+    assert "nothing was graded" in result.stderr and "Traceback" not in result.stderr
+    if content:
+        assert "2 bad rows" in result.stderr

@@ -117,6 +117,12 @@ def eval_command(
             )
             raise SystemExit(130) from None
     _render(console, result, summary)
+    if not result["samples"]:  # an empty or all-bad file is not a score of 0.0%
+        from sebench.errors import SebenchError
+
+        raise SebenchError(
+            f"{responses}: nothing was graded ({result['bad_rows']} bad rows, no sample to grade)"
+        )
 
 
 def _render(console, result: dict, summary_path: Path) -> None:
