@@ -216,3 +216,46 @@ def test_the_size_limits_are_configurable(official_library, task, names):
     assert small.prepare(task, fenced(code)).verdict.rule == "response-too-large"
     roomy = Grader(official_library, max_response_chars=len(fenced(code)))
     assert roomy.prepare(task, fenced(code)).verdict is None
+
+
+NUMPY_SHIFT = (
+    f"import numpy as np\n\ndef {SHIFT}(data_chunks, encoding_shifts):\n"
+    "    return np.left_shift(np.array(data_chunks), np.array(encoding_shifts))\n"
+)
+
+
+def test_a_numpy_answer_to_a_numpy_form_task_is_correct(grader, task):
+    """The paper's upper bound: NumPy allowed, the library not required, results printed from
+    NumPy objects compared as data; the same answer is `uses_numpy` otherwise."""
+    assert grader.grade(task, fenced(NUMPY_SHIFT), numpy_form=True).kind is VerdictKind.CORRECT
+    assert grader.grade(task, fenced(NUMPY_SHIFT)).kind is VerdictKind.USES_NUMPY
+    wrong = NUMPY_SHIFT.replace("np.left_shift", "np.right_shift")
+    verdict = grader.grade(task, fenced(wrong), numpy_form=True)
+    assert verdict.kind is VerdictKind.WRONG_ANSWER and verdict.case == 0
+
+
+def test_a_plain_python_answer_to_a_numpy_form_task_needs_no_library(grader, task):
+    plain = (
+        f"def {SHIFT}(data_chunks, encoding_shifts):\n"
+        "    return [a << b for a, b in zip(data_chunks, encoding_shifts)]\n"
+    )
+    assert grader.grade(task, fenced(plain), numpy_form=True).kind is VerdictKind.CORRECT
+    assert grader.grade(task, fenced(plain)).kind is VerdictKind.NO_LIBRARY
+
+
+def test_numpy_form_tasks_run_under_the_same_policy_and_sandbox(grader, task):
+    dynamic = f"def {SHIFT}(data_chunks, encoding_shifts):\n    return __import__('os')\n"
+    verdict = grader.grade(task, fenced(dynamic), numpy_form=True)
+    assert verdict.kind is VerdictKind.POLICY and verdict.rule == "dunder-name"
+    slow = (
+        f"import numpy as np\n\ndef {SHIFT}(data_chunks, encoding_shifts):\n"
+        "    while True:\n        np.zeros(3)\n"
+    )
+    assert grader.grade(task, fenced(slow), numpy_form=True).kind is VerdictKind.TIMEOUT
+    escape = (
+        f"import numpy as np\n\ndef {SHIFT}(data_chunks, encoding_shifts):\n"
+        "    return np.loadtxt('/etc/passwd', dtype=str, delimiter='\\n')[:2]\n"
+    )
+    verdict = grader.grade(task, fenced(escape), numpy_form=True)
+    assert verdict.kind is VerdictKind.RUNTIME_ERROR, verdict
+    assert verdict.error_type in ("PermissionError", "FileNotFoundError")  # the isolation layers

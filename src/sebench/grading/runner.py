@@ -23,6 +23,7 @@ from sebench.grading.metrics import Graded, breakdown, score
 from sebench.grading.responses import BadRow, Item, SampleKey, load_tasks, read_responses
 from sebench.grading.verdicts import OfficialCategory, Verdict, VerdictKind
 from sebench.jsonl import JsonlAppender, iter_jsonl
+from sebench.prompts.modes import PromptMode
 from sebench.provenance import provenance
 
 if TYPE_CHECKING:
@@ -134,7 +135,7 @@ def evaluate(
                 max_response_chars=config.max_response_chars,
                 max_code_chars=config.max_code_chars,
             ) as grader:
-                for (_, _, item), verdict in grader.grade_many(work()):
+                for (_, _, item), verdict in grader.grade_many(work(), numpy_form=_numpy_form):
                     record(item, verdict)
 
     summary = summarize(
@@ -142,6 +143,12 @@ def evaluate(
     )
     _write_json(summary_path, summary)
     return summary
+
+
+def _numpy_form(entry: tuple[Any, ...]) -> bool:
+    """Rows of the prompt mode `numpy` (the paper's upper bound, NumPy-form tasks) are graded
+    with NumPy allowed and the library not required."""
+    return entry[2].mode == PromptMode.NUMPY
 
 
 def check_responses_path(responses_path: str | Path) -> None:
@@ -201,7 +208,7 @@ def summarize(
     if keys is not None:
         summary["missing"] = len(keys - seen)  # not graded yet (an interrupted run)
     summary["per_split"] = breakdown(samples, "split")
-    if len({s.mode for s in samples}) > 1:
+    if any(s.mode is not None for s in samples):  # e.g. closed vs the NumPy-form upper bound
         summary["per_mode"] = breakdown(samples, "mode")
     summary["per_function"] = breakdown(samples, "function")
     extra: dict[str, Any] = {"results": str(out_path)}
