@@ -410,3 +410,26 @@ def test_numpy_mode_rows_are_graded_as_numpy_form_tasks_and_shown_per_mode(
         config=config(single_test_dev_path),
     )
     assert set(alone["per_mode"]) == {"numpy"}  # shown even when it is the only mode
+
+
+def test_cli_shows_the_accuracy_of_each_mode(
+    tmp_path, dev_tasks, single_test_dev_path, official_library
+):
+    task = next(t for t in dev_tasks if t.entry_point == "compress_data_chunks")
+    answer = fenced(
+        "import numpy as np\n\ndef compress_data_chunks(data_chunks, encoding_shifts):\n"
+        "    return np.left_shift(np.array(data_chunks), np.array(encoding_shifts))\n"
+    )
+    path = write(
+        tmp_path / "r.jsonl", [{"task_id": task.task_id, "response": answer, "mode": "numpy"}]
+    )
+    result = subprocess.run(
+        _cli(path, "--out", tmp_path / "o.jsonl", "--summary", tmp_path / "s.json")
+        + ["--lib", str(official_library.root), "--data", str(single_test_dev_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    assert result.returncode == 0, result.stderr
+    assert "mode numpy" in result.stderr and "1.000  (1 samples)" in result.stderr
