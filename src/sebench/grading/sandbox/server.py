@@ -92,9 +92,10 @@ PREIMPORTS = (
 )
 
 
-# NumPy-form tasks may use NumPy's submodules; loaded here, before the isolation layers, which
-# may keep a child from reading them from disk.
-NUMPY_PREIMPORTS = ("numpy", "numpy.linalg", "numpy.fft", "numpy.random", "numpy.polynomial")
+# NumPy-form tasks may use NumPy's submodules: loaded here once rather than in every child.
+# Not `numpy.random`, which imports `threading` (a fork handler: see test_server_imports); a
+# solution that uses it imports it in its own child.
+NUMPY_PREIMPORTS = ("numpy", "numpy.linalg", "numpy.fft", "numpy.polynomial")
 
 
 def preimport(extra: tuple[str, ...] = ()) -> None:
