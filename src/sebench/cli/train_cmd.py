@@ -121,6 +121,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Supervised fine-tuning on TRL's SFTTrainer, loss on the answer tokens only."""
         from sebench.data.sources import load_file
+        from sebench.errors import InputError
         from sebench.rollout.smollm import default_model_dir
         from sebench.training.sft import load_model, train_sft
         from sebench.training.sft_data import build_examples, write_examples
@@ -128,6 +129,13 @@ def register(app: typer.Typer) -> None:
 
         console = Console()
         rows = load_file(data, "train")  # official-schema rows, as `sebench train tasks` writes
+        untargeted = next((t for t in rows if not t.extra.get("target")), None)
+        if untargeted is not None:
+            raise InputError(
+                f"task {untargeted.task_id} has no target answer (`extra.target`): train on "
+                "tasks made by `sebench train tasks`",
+                path=str(data),
+            )
         arm = Arm(mode.value)
         examples = build_examples(rows, arm, distractors=distractors)
         config = SFTTrainingConfig(
