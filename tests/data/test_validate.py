@@ -187,3 +187,19 @@ def test_cli_validate_prints_the_fraction_and_writes_the_files(tmp_path, single_
     ids = load_subset(subset)
     assert f"{len(ids) / 64:.1%}" in run.stdout
     assert len(responses.read_text().splitlines()) == 64
+
+
+def test_cli_validate_fails_on_an_empty_data_file(tmp_path, official_library):
+    empty = tmp_path / "single_test_empty.jsonl"
+    empty.write_text("")
+    run = subprocess.run(
+        [sys.executable, "-m", "sebench.cli.main", "validate", "--data", str(empty)]
+        + ["--lib", str(official_library.root), "--out-subset", str(tmp_path / "v.json")],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**__import__("os").environ, "COLUMNS": "200"},
+    )
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert "no tasks" in run.stderr and "Traceback" not in run.stderr
+    assert not (tmp_path / "v.json").exists()

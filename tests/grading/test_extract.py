@@ -54,3 +54,12 @@ def test_the_line_scan_gives_the_same_blocks_as_the_fence_regex():
     for _ in range(20_000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
         assert _python_blocks(text) == rule.findall(text), repr(text)
+
+
+def test_extraction_takes_linear_time_on_huge_responses_and_many_blocks():
+    import time
+
+    for hostile in ("x" * 8_000_000, "```python\nx = 1\n```\n" * 400_000, "``` py\n" * 500_000):
+        started = time.perf_counter()
+        extract_code(hostile)
+        assert time.perf_counter() - started < 2.0, hostile[:20]

@@ -185,3 +185,77 @@ def test_killing_the_fork_server_mid_job_is_counted_not_dropped(official_library
         verdicts = [fresh.grade(task, good) for _ in range(3)]
     assert all(v.kind in (VerdictKind.INFRA_ERROR, VerdictKind.CORRECT) for v in verdicts)
     assert verdicts[-1].kind is VerdictKind.CORRECT
+
+
+def test_a_huge_code_block_is_refused_by_size_before_it_is_parsed(grader, task, names, monkeypatch):
+    """A 4 MB block cost the grader process (outside the sandbox) 2 GB and 18 s in the static
+    checks; it is refused by its size alone, and the parser never sees it."""
+    import ast
+
+    body = f"    x = {names['bitwise_left_shift']}(data_chunks, encoding_shifts)\n"
+    code = f"import zwc\n\ndef {SHIFT}(data_chunks, encoding_shifts):\n" + body * 70_000
+    parsed = []
+    real_parse = ast.parse
+    monkeypatch.setattr(ast, "parse", lambda *a, **k: parsed.append(1) or real_parse(*a, **k))
+    for response in (fenced(code), "thinking " * 200_000 + fenced("x = 1")):
+        verdict = grader.prepare(task, response).verdict
+        assert verdict is not None and verdict.kind is VerdictKind.POLICY, verdict
+        assert verdict.rule == "response-too-large" and "limit" in verdict.detail
+        assert verdict.official_category.value == "exe_error"
+    assert parsed == []
+
+
+def test_the_size_limits_are_configurable(official_library, task, names):
+    from sebench.grading.grader import Grader
+
+    code = (
+        f"import zwc\n\ndef {SHIFT}(data_chunks, encoding_shifts):\n"
+        f"    return {names['bitwise_left_shift']}(data_chunks, encoding_shifts)\n"
+    )
+    small = Grader(official_library, max_code_chars=40)
+    assert small.prepare(task, fenced(code)).verdict.rule == "response-too-large"
+    roomy = Grader(official_library, max_response_chars=len(fenced(code)))
+    assert roomy.prepare(task, fenced(code)).verdict is None
+
+
+NUMPY_SHIFT = (
+    f"import numpy as np\n\ndef {SHIFT}(data_chunks, encoding_shifts):\n"
+    "    return np.left_shift(np.array(data_chunks), np.array(encoding_shifts))\n"
+)
+
+
+def test_a_numpy_answer_to_a_numpy_form_task_is_correct(grader, task):
+    """The paper's upper bound: NumPy allowed, the library not required, results printed from
+    NumPy objects compared as data; the same answer is `uses_numpy` otherwise."""
+    assert grader.grade(task, fenced(NUMPY_SHIFT), numpy_form=True).kind is VerdictKind.CORRECT
+    assert grader.grade(task, fenced(NUMPY_SHIFT)).kind is VerdictKind.USES_NUMPY
+    wrong = NUMPY_SHIFT.replace("np.left_shift", "np.right_shift")
+    verdict = grader.grade(task, fenced(wrong), numpy_form=True)
+    assert verdict.kind is VerdictKind.WRONG_ANSWER and verdict.case == 0
+
+
+def test_a_plain_python_answer_to_a_numpy_form_task_needs_no_library(grader, task):
+    plain = (
+        f"def {SHIFT}(data_chunks, encoding_shifts):\n"
+        "    return [a << b for a, b in zip(data_chunks, encoding_shifts)]\n"
+    )
+    assert grader.grade(task, fenced(plain), numpy_form=True).kind is VerdictKind.CORRECT
+    assert grader.grade(task, fenced(plain)).kind is VerdictKind.NO_LIBRARY
+
+
+def test_numpy_form_tasks_run_under_the_same_policy_and_sandbox(grader, task):
+    dynamic = f"def {SHIFT}(data_chunks, encoding_shifts):\n    return __import__('os')\n"
+    verdict = grader.grade(task, fenced(dynamic), numpy_form=True)
+    assert verdict.kind is VerdictKind.POLICY and verdict.rule == "dunder-name"
+    slow = (
+        f"import numpy as np\n\ndef {SHIFT}(data_chunks, encoding_shifts):\n"
+        "    while True:\n        np.zeros(3)\n"
+    )
+    assert grader.grade(task, fenced(slow), numpy_form=True).kind is VerdictKind.TIMEOUT
+    escape = (
+        f"import numpy as np\n\ndef {SHIFT}(data_chunks, encoding_shifts):\n"
+        "    return np.loadtxt('/etc/passwd', dtype=str, delimiter='\\n')[:2]\n"
+    )
+    verdict = grader.grade(task, fenced(escape), numpy_form=True)
+    assert verdict.kind is VerdictKind.RUNTIME_ERROR, verdict
+    assert verdict.error_type in ("PermissionError", "FileNotFoundError")  # the isolation layers

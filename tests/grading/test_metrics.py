@@ -79,3 +79,17 @@ def test_breakdown_by_mode():
     samples = [Graded("a", 0, C, mode="closed"), Graded("a", 0, W, mode="open")]
     groups = breakdown(samples, "mode")
     assert groups["closed"]["accuracy"] == 1.0 and groups["open"]["accuracy"] == 0.0
+
+
+def test_bootstrap_interval_does_not_depend_on_row_order():
+    # a resumed run appends results in another order than a run in one go: same interval
+    import random
+
+    samples = [
+        Graded(f"t{t}", s, C if s < (t * 37) % 6 else W) for t in range(200) for s in range(5)
+    ]
+    shuffled = list(samples)
+    random.Random(1).shuffle(shuffled)
+    assert score(shuffled)["accuracy_ci95"] == score(samples)["accuracy_ci95"]
+    per_task = [(5, (t * 37) % 6) for t in range(200)]
+    assert bootstrap_interval(per_task[::-1]) == bootstrap_interval(per_task)

@@ -84,3 +84,27 @@ def test_load_tasks_takes_the_split_from_the_name_or_the_prefix(single_test_dev_
     assert all(t.split == "multiple_test" for t in by_prefix.values())
     with pytest.raises(SebenchError):
         load_tasks([f"bogus={single_test_dev_path}"])
+
+
+def test_custom_rows_with_a_known_task_id_take_their_task_from_the_data(tmp_path, dev_tasks):
+    """`validate --emit-responses` writes custom-format rows that also carry `task_id`: with
+    `--data` they keep their task's split and functions instead of split `custom`."""
+    task = dev_tasks[0]
+    row = {
+        "task_id": task.task_id,
+        "sample": 0,
+        "query": task.query,
+        "function_name": task.signature,
+        "response": "x",
+        "test_cases": [{"input": text, "output": ""} for text in task.test_inputs],
+        "right_exe_result": task.right_exe_result,
+        "mode": "numpy-reference",
+    }
+    unknown = {**row, "task_id": "single_test-unknown"}
+    path = write_lines(tmp_path / "r.jsonl", [row, unknown])
+    known, custom = list(read_responses(path, {task.task_id: task}))
+    assert known.task is task and known.task.split == "single_test"
+    assert known.task.selected_functions
+    assert custom.task.split == "custom" and custom.task.task_id == "single_test-unknown"
+    [alone] = list(read_responses(write_lines(tmp_path / "s.jsonl", [row])))
+    assert alone.task.split == "custom"  # without --data the row still carries its own task

@@ -345,3 +345,91 @@ def test_cli_fails_at_once_on_a_missing_responses_file_without_looking_for_the_l
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and str(target) in lines[0] and "api_doc" not in lines[0]
     assert not (tmp_path / "o.jsonl").exists() and not (tmp_path / "cache").exists()
+
+
+@pytest.mark.parametrize("content", ["", "not json\n{}\n"])
+def test_cli_fails_when_nothing_was_graded(tmp_path, official_library, content):
+    """An empty responses file, or one whose every row is bad, is not a 0.0% score."""
+    path = tmp_path / "responses.jsonl"
+    path.write_text(content)
+    result = subprocess.run(
+        _cli(
+            path,
+            "--out",
+            tmp_path / "o.jsonl",
+            "--summary",
+            tmp_path / "s.json",
+            "--lib",
+            official_library.root,
+        ),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    assert result.returncode == 2, result.stderr
+    assert "nothing was graded" in result.stderr and "Traceback" not in result.stderr
+    if content:
+        assert "2 bad rows" in result.stderr
+
+
+def test_numpy_mode_rows_are_graded_as_numpy_form_tasks_and_shown_per_mode(
+    tmp_path, dev_tasks, single_test_dev_path, official_library
+):
+    """The paper's upper-bound row: a NumPy answer to a `mode: numpy` row can be correct; the
+    same answer under `closed` is `uses_numpy`. The summary shows each mode."""
+    task = next(t for t in dev_tasks if t.entry_point == "compress_data_chunks")
+    answer = fenced(
+        "import numpy as np\n\ndef compress_data_chunks(data_chunks, encoding_shifts):\n"
+        "    return np.left_shift(np.array(data_chunks), np.array(encoding_shifts))\n"
+    )
+    rows = [
+        {"task_id": task.task_id, "response": answer, "mode": "numpy"},
+        {"task_id": task.task_id, "response": answer, "mode": "closed"},
+    ]
+    path = write(tmp_path / "responses.jsonl", rows)
+    out = tmp_path / "results.jsonl"
+    summary = evaluate(
+        path,
+        out,
+        tmp_path / "s.json",
+        library=official_library,
+        config=config(single_test_dev_path),
+    )
+    verdicts = {r["mode"]: r["verdict"] for r in map(json.loads, out.read_text().splitlines())}
+    assert verdicts == {"numpy": "correct", "closed": "uses_numpy"}
+    assert summary["per_mode"]["numpy"]["accuracy"] == 1.0
+    assert summary["per_mode"]["numpy"]["official"]["acc"] == 1.0
+    assert summary["per_mode"]["closed"]["accuracy"] == 0.0
+    only_numpy = write(tmp_path / "numpy_only.jsonl", rows[:1])
+    alone = evaluate(
+        only_numpy,
+        tmp_path / "r2.jsonl",
+        tmp_path / "s2.json",
+        library=official_library,
+        config=config(single_test_dev_path),
+    )
+    assert set(alone["per_mode"]) == {"numpy"}  # shown even when it is the only mode
+
+
+def test_cli_shows_the_accuracy_of_each_mode(
+    tmp_path, dev_tasks, single_test_dev_path, official_library
+):
+    task = next(t for t in dev_tasks if t.entry_point == "compress_data_chunks")
+    answer = fenced(
+        "import numpy as np\n\ndef compress_data_chunks(data_chunks, encoding_shifts):\n"
+        "    return np.left_shift(np.array(data_chunks), np.array(encoding_shifts))\n"
+    )
+    path = write(
+        tmp_path / "r.jsonl", [{"task_id": task.task_id, "response": answer, "mode": "numpy"}]
+    )
+    result = subprocess.run(
+        _cli(path, "--out", tmp_path / "o.jsonl", "--summary", tmp_path / "s.json")
+        + ["--lib", str(official_library.root), "--data", str(single_test_dev_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    assert result.returncode == 0, result.stderr
+    assert "mode numpy" in result.stderr and "1.000  (1 samples)" in result.stderr

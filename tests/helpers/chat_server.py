@@ -43,8 +43,12 @@ def echo_answer(body: dict[str, Any], attempt: int) -> Reply:
 
 
 class ChatServer:
-    def __init__(self, script: Script = echo_answer) -> None:
+    """`models`: the names `GET /v1/models` lists and chat requests accept (any other gets a 404,
+    as vLLM answers); None: no model list (`GET` unsupported) and every name accepted."""
+
+    def __init__(self, script: Script = echo_answer, models: tuple[str, ...] | None = None) -> None:
         self.script = script
+        self.models = models
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []  # lower-cased request headers
         self.attempts: Counter[str] = Counter()
@@ -55,12 +59,25 @@ class ChatServer:
             def log_message(self, *args: object) -> None:  # keep test output clean
                 pass
 
+            def do_GET(self) -> None:
+                if server.models is None or not self.path.endswith("/models"):
+                    self._send(404, {"error": {"message": "not found", "type": "not_found"}})
+                    return
+                listed = [
+                    {"id": name, "object": "model", "owned_by": "test"} for name in server.models
+                ]
+                self._send(200, {"object": "list", "data": listed})
+
             def do_POST(self) -> None:
                 if not self.path.endswith("/chat/completions"):
                     self._send(404, {"error": {"message": "not found", "type": "not_found"}})
                     return
                 length = int(self.headers.get("content-length", "0"))
                 body = json.loads(self.rfile.read(length))
+                if server.models is not None and body.get("model") not in server.models:
+                    message = f"The model `{body.get('model')}` does not exist."
+                    self._send(404, {"error": {"message": message, "type": "NotFoundError"}})
+                    return
                 with server._lock:
                     server.requests.append(body)
                     server.headers.append({k.lower(): v for k, v in self.headers.items()})

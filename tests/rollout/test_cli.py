@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from sebench.jsonl import read_jsonl
-from tests.helpers.chat_server import ChatServer
+from tests.helpers.chat_server import ChatServer, Reply, echo_answer
 
 # One BLAS thread: on a small shared CPU, torch's thread pool spinning against other
 # processes makes generation many times slower.
@@ -64,7 +64,7 @@ def test_rollout_against_a_server_sends_the_api_key_from_the_environment(
     assert "sk-test-123" not in json.dumps(meta)  # the key is never written down
 
 
-def test_rollout_with_an_unreachable_server_records_every_failure(tmp_path, single_test_dev_path):
+def test_rollout_with_an_unreachable_server_fails_before_sampling(tmp_path, single_test_dev_path):
     out = tmp_path / "responses.jsonl"
     done = _sebench(
         "rollout",
@@ -83,10 +83,64 @@ def test_rollout_with_an_unreachable_server_records_every_failure(tmp_path, sing
         "--out",
         str(out),
     )
+    assert done.returncode == 2, done.stderr
+    assert "cannot reach" in done.stderr and "http://127.0.0.1:9/v1" in done.stderr
+    assert "Traceback" not in done.stderr and not out.exists()
+
+
+def _rollout_against(server, model, data, out):
+    return _sebench(
+        "rollout",
+        "--backend",
+        "openai",
+        "--model",
+        model,
+        "--base-url",
+        server.url,
+        "--max-retries",
+        "0",
+        "--data",
+        str(data),
+        "--limit",
+        "2",
+        "--out",
+        str(out),
+    )
+
+
+def test_rollout_with_a_model_the_server_does_not_serve_fails_naming_both(
+    tmp_path, single_test_dev_path
+):
+    out = tmp_path / "responses.jsonl"
+    with ChatServer(models=("served",)) as server:
+        done = _rollout_against(server, "mistyped", single_test_dev_path, out)
+    assert done.returncode == 2, done.stderr
+    assert "'mistyped'" in done.stderr and "served" in done.stderr and server.url in done.stderr
+    assert server.requests == [] and not out.exists()
+
+
+def test_rollout_exits_non_zero_when_every_request_failed(tmp_path, single_test_dev_path):
+    """A server with no model list (so no preflight can tell) answering 404 to everything."""
+    out = tmp_path / "responses.jsonl"
+    with ChatServer(lambda body, attempt: Reply(status=404)) as server:
+        done = _rollout_against(server, "served", single_test_dev_path, out)
+    assert done.returncode == 2, done.stderr
+    assert "every request failed (2 of 2" in done.stderr and "404" in done.stderr
+    assert len(read_jsonl(out)) == 2  # kept, and retried on the next run
+
+
+def test_rollout_with_some_failures_warns_with_counts_and_succeeds(tmp_path, single_test_dev_path):
+    out = tmp_path / "responses.jsonl"
+    first = {}
+
+    def one_fails(body, attempt):
+        first.setdefault("seed", body["seed"])
+        return Reply(status=404) if body["seed"] == first["seed"] else echo_answer(body, attempt)
+
+    with ChatServer(one_fails, models=("served",)) as server:
+        done = _rollout_against(server, "served", single_test_dev_path, out)
     assert done.returncode == 0, done.stderr
-    rows = read_jsonl(out)
-    assert len(rows) == 2 and all("APIConnectionError" in r["error"] for r in rows)
-    assert "failed for good" in done.stderr
+    assert "1 failed for good" in done.stderr
 
 
 def test_run_grades_the_model_and_the_reference_agents_in_one_table(

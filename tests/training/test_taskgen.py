@@ -105,3 +105,59 @@ def test_twelve_functions_for_the_official_library(api_doc_path):
 def test_unknown_function_fails_with_the_choices(seeded_lib):
     with pytest.raises(SebenchError, match="no templates"):
         generate_tasks(seeded_lib.table, TaskSetConfig(functions=("linalg.inv",)))
+
+
+def test_generated_tasks_round_trip_through_the_official_row_schema(task_set):
+    from sebench.data.rows import official_row, task_from_official_row
+
+    for task in task_set.test[:4] + task_set.train[:4]:
+        row = official_row(task)
+        assert {"query", "function_name", "test_cases", "right_exe_result"} <= set(row)
+        again = task_from_official_row(row, task.split)
+        assert again == task
+        assert again.extra["target"] == task.extra["target"]
+        assert again.extra["docs"] == task.extra["docs"]
+
+
+def test_generated_task_files_are_ordinary_rows_every_command_takes(tmp_path, seeded_lib):
+    """`sebench train tasks` output: data check, prompt show, rollout, eval and validate take it,
+    and `train sft` reads it as it reads any data file."""
+    import json
+    import subprocess
+    import sys
+
+    from sebench.data.sources import load_file
+    from sebench.training.sft_data import build_examples
+    from sebench.training.taskprompts import Arm
+
+    def sebench(*args):
+        done = subprocess.run(
+            [sys.executable, "-m", "sebench.cli.main", *map(str, args)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=tmp_path,
+        )
+        assert done.returncode == 0, (args, done.stdout, done.stderr)
+        return done
+
+    lib = ("--lib", seeded_lib.root)
+    sebench("train", "tasks", "--out", tmp_path, *lib, "--train-per-function", 2)
+    test_file = tmp_path / "tasks_test.jsonl"
+    first = json.loads(test_file.read_text().splitlines()[0])
+    assert first["function_name"].startswith("def solve(")
+    sebench("data", "check", test_file)
+    shown = sebench("prompt", "show", first["task_id"], "--data", test_file, *lib)
+    assert first["query"] in shown.stdout
+    responses = tmp_path / "responses.jsonl"
+    sebench("rollout", "--backend", "oracle", "--data", test_file, *lib, "--out", responses)
+    sebench(
+        "eval", responses, "--data", test_file, *lib, "--out", tmp_path / "results.jsonl",
+        "--summary", tmp_path / "summary.json", "--workers", 2,
+    )  # fmt: skip
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["samples"] == len(test_file.read_text().splitlines())
+    assert summary["accuracy"] == 1.0 and "unknown" not in summary["per_function"]
+    sebench("validate", "--data", test_file, *lib, "--out-subset", tmp_path / "v.json")
+    train = load_file(tmp_path / "tasks_train.jsonl", "train")
+    assert build_examples(train, Arm.OPEN) and all(t.extra["target"] for t in train)

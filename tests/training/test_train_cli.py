@@ -66,3 +66,13 @@ def test_train_sft_on_a_file_without_targets_fails_with_the_line(tmp_path):
     )
     assert result.exit_code != 0
     assert "tasks.jsonl:1" in str(result.exception)
+
+
+def test_train_sft_on_official_rows_without_a_target_says_so(tmp_path, single_test_dev_path):
+    result = CliRunner().invoke(
+        app,
+        ["train", "sft", "--mode", "closed", "--data", str(single_test_dev_path)]
+        + ["--out", str(tmp_path / "o")],
+    )
+    assert result.exit_code != 0
+    assert "no target answer" in str(result.exception)

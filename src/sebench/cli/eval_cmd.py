@@ -117,6 +117,12 @@ def eval_command(
             )
             raise SystemExit(130) from None
     _render(console, result, summary)
+    if not result["samples"]:  # an empty or all-bad file is not a score of 0.0%
+        from sebench.errors import SebenchError
+
+        raise SebenchError(
+            f"{responses}: nothing was graded ({result['bad_rows']} bad rows, no sample to grade)"
+        )
 
 
 def _render(console, result: dict, summary_path: Path) -> None:
@@ -127,6 +133,8 @@ def _render(console, result: dict, summary_path: Path) -> None:
     table.add_row("accuracy", f"{result['accuracy']:.3f}  (95% CI {low:.3f}-{high:.3f})")
     for name, value in result["official"].items():
         table.add_row(f"official {name}", f"{value:.3f}")
+    for mode, block in result.get("per_mode", {}).items():  # numpy: the NumPy-form upper bound
+        table.add_row(f"mode {mode}", f"{block['accuracy']:.3f}  ({block['samples']} samples)")
     for name, count in result["verdicts"].items():
         if count:
             table.add_row(f"verdict {name}", str(count))

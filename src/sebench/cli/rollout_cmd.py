@@ -188,6 +188,17 @@ def stop_on_interrupt(console: Console, saved: Path) -> NoReturn:
     raise SystemExit(130) from None
 
 
+def fail_if_nothing_succeeded(summary: RolloutSummary) -> None:
+    """Every request of this run failed for good: an error (exit 2), not a file of failures."""
+    from sebench.errors import SebenchError
+
+    if summary.generated and summary.errors == summary.generated:
+        raise SebenchError(
+            f"every request failed ({summary.errors} of {summary.generated}; recorded in "
+            f"{summary.path}, rerun to retry them); first error: {summary.first_error}"
+        )
+
+
 def describe(summary: RolloutSummary) -> str:
     text = (
         f"{summary.path}: {summary.generated} generated, {summary.resumed} already there, "
@@ -326,3 +337,4 @@ def register(app: typer.Typer) -> None:
         finally:
             engine.close()
         console.print(describe(summary))
+        fail_if_nothing_succeeded(summary)

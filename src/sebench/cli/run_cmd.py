@@ -34,6 +34,7 @@ from sebench.cli.rollout_cmd import (
     RetriesOption,
     TimeoutOption,
     describe,
+    fail_if_nothing_succeeded,
     make_backend,
     resolve_library,
     stop_on_interrupt,
@@ -269,6 +270,7 @@ def register(app: typer.Typer) -> None:
                                     },
                                 )
                             console.print(describe(summary))
+                            fail_if_nothing_succeeded(summary)
                             graded = evaluate(
                                 responses,
                                 folder / "results" / f"{name}.jsonl",

@@ -50,6 +50,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Generate train and held-out test tasks (with target answers) for a library."""
         from sebench.cli.demo_cmd import resolve_demo_library
+        from sebench.data.rows import official_row
         from sebench.jsonl import write_jsonl
         from sebench.training.taskgen import (
             DEMO_FUNCTIONS,
@@ -72,8 +73,8 @@ def register(app: typer.Typer) -> None:
             ),
         )
         out.mkdir(parents=True, exist_ok=True)
-        write_jsonl(out / "tasks_train.jsonl", [t.to_dict() for t in made.train])
-        write_jsonl(out / "tasks_test.jsonl", [t.to_dict() for t in made.test])
+        write_jsonl(out / "tasks_train.jsonl", [official_row(t) for t in made.train])
+        write_jsonl(out / "tasks_test.jsonl", [official_row(t) for t in made.test])
         Console().print(
             f"{len(made.train)} train and {len(made.test)} test tasks in {out} "
             f"(library {library.package} at {library.root})"
@@ -119,23 +120,22 @@ def register(app: typer.Typer) -> None:
         ] = False,
     ) -> None:
         """Supervised fine-tuning on TRL's SFTTrainer, loss on the answer tokens only."""
-        from sebench.data.schema import Task
+        from sebench.data.sources import load_file
         from sebench.errors import InputError
-        from sebench.jsonl import iter_jsonl
         from sebench.rollout.smollm import default_model_dir
         from sebench.training.sft import load_model, train_sft
         from sebench.training.sft_data import build_examples, write_examples
         from sebench.training.taskprompts import Arm
 
         console = Console()
-        rows = []
-        for line, row in iter_jsonl(data):
-            try:
-                rows.append(Task.from_dict(row))
-            except (KeyError, TypeError) as exc:
-                raise InputError(
-                    f"not a task row: missing {exc}", path=str(data), line=line
-                ) from None
+        rows = load_file(data, "train")  # official-schema rows, as `sebench train tasks` writes
+        untargeted = next((t for t in rows if not t.extra.get("target")), None)
+        if untargeted is not None:
+            raise InputError(
+                f"task {untargeted.task_id} has no target answer (`extra.target`): train on "
+                "tasks made by `sebench train tasks`",
+                path=str(data),
+            )
         arm = Arm(mode.value)
         examples = build_examples(rows, arm, distractors=distractors)
         config = SFTTrainingConfig(

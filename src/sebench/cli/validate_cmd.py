@@ -96,6 +96,8 @@ def validate(
         all_tasks += tasks
     if not reports:
         raise SebenchError(f"{data}: no split found to validate")
+    if not all_tasks:  # an empty file is not 0.0% verified
+        raise SebenchError(f"{data}: no tasks to validate (the data holds no rows)")
     write_subset(out_subset, reports)
     if report is not None:
         write_report(report, reports)

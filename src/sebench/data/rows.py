@@ -96,6 +96,39 @@ def task_from_official_row(
         example_input=example.get("input"),
         example_output=example.get("output"),
         source_id=None if source_id is None else str(source_id),
-        # the model-written outputs, kept only to write rows back in the official format
-        extra={"test_case_outputs": [case.get("output") for case in test_cases]},
+        extra={
+            **(row["extra"] if isinstance(row.get("extra"), dict) else {}),
+            # the model-written outputs, kept only to write rows back in the official format
+            "test_case_outputs": [case.get("output") for case in test_cases],
+        },
     )
+
+
+def official_row(task: Task) -> dict[str, Any]:
+    """`task` as a row of the official schema, which `task_from_official_row` reads back into
+    the same task: how generated tasks are written, so that every command takes them. What the
+    official schema has no field for (a generated task's target answer and prompt docs) goes
+    into `extra`."""
+    outputs = task.extra.get("test_case_outputs") or list(task.expected)
+    row: dict[str, Any] = {
+        "task_id": task.task_id,
+        "query": task.query,
+        "function_name": task.signature,
+        "test_cases": [
+            {"input": text, "output": output}
+            for text, output in zip(task.test_inputs, outputs, strict=False)
+        ],
+        "right_exe_result": task.right_exe_result,
+        "selected_functions": list(task.selected_functions),
+        "example": {"input": task.example_input, "output": task.example_output},
+    }
+    if task.numpy_reference is not None:
+        row["example_output"] = task.numpy_reference
+    if task.plain_reference is not None:
+        row["right_code"] = task.plain_reference
+    if task.source_id is not None:
+        row["1func_query_id"] = task.source_id
+    extra = {k: v for k, v in task.extra.items() if k != "test_case_outputs"}
+    if extra:
+        row["extra"] = extra
+    return row

@@ -58,22 +58,3 @@ class Task:
         row["expected"] = list(self.expected)
         row["selected_functions"] = list(self.selected_functions)
         return row
-
-    @classmethod
-    def from_dict(cls, row: dict[str, Any]) -> Task:
-        return cls(
-            task_id=row["task_id"],
-            split=row["split"],
-            query=row["query"],
-            signature=row["signature"],
-            entry_point=row["entry_point"],
-            test_inputs=tuple(row["test_inputs"]),
-            expected=tuple(row["expected"]),
-            selected_functions=tuple(row["selected_functions"]),
-            numpy_reference=row.get("numpy_reference"),
-            plain_reference=row.get("plain_reference"),
-            example_input=row.get("example_input"),
-            example_output=row.get("example_output"),
-            source_id=row.get("source_id"),
-            extra=dict(row.get("extra") or {}),
-        )

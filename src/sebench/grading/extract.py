@@ -3,6 +3,13 @@
 from __future__ import annotations
 
 FENCE = "```"
+# Size limits the grader checks before anything is parsed: the static checks run in the grader
+# process, outside the sandbox, and a 4 MB block cost them 2 GB and 18 s there. Honest answers
+# to these tasks are a few KiB of code; a reasoning model's whole response may run to a few
+# hundred KiB (extraction is a linear scan, so the response limit can be looser than the code's).
+MAX_RESPONSE_CHARS = 1 << 20
+MAX_CODE_CHARS = 64 << 10
+
 # Labels in the order a regex `python3?|py` tries them; matched case-insensitively and followed
 # by a word boundary, then optional text up to the end of the fence line.
 _LABELS = ("python3", "python", "py")

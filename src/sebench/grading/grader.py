@@ -11,6 +11,7 @@ calls it made; then compare in this process against the expected outputs, which 
 from __future__ import annotations
 
 import ast
+import dataclasses
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from sebench.data.schema import Task
 from sebench.grading.compare import DEFAULT_TOLERANCE, Tolerance, outputs_match
-from sebench.grading.extract import extract_code
+from sebench.grading.extract import MAX_CODE_CHARS, MAX_RESPONSE_CHARS, extract_code
 from sebench.grading.official import any_library_call
 from sebench.grading.policy import Refusal, scan
 from sebench.grading.sandbox.execution import ExecStatus, Execution, Job
@@ -41,6 +42,7 @@ class Prepared:
     verdict: Verdict | None
     job: Job | None = None
     calls_library: bool = False  # a function in the code calls the library (the official check)
+    numpy_form: bool = False  # a NumPy-form task: NumPy allowed, the library not required
 
 
 class Grader:
@@ -56,12 +58,17 @@ class Grader:
         sandbox_config: SandboxConfig | None = None,
         tolerance: float = DEFAULT_TOLERANCE,
         rel_tolerance: float | None = None,
+        max_response_chars: int = MAX_RESPONSE_CHARS,
+        max_code_chars: int = MAX_CODE_CHARS,
     ) -> None:
         self.library = library
+        self.max_response_chars = max_response_chars
+        self.max_code_chars = max_code_chars
         self.table = library.table
         self.sandbox_config = sandbox_config
         self.tolerance = Tolerance(absolute=tolerance, relative=rel_tolerance or 0.0)
         self._pool: Any = None
+        self._numpy_pool: Any = None  # started on the first NumPy-form job
         self._lock = threading.Lock()
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -77,11 +84,26 @@ class Grader:
                 self._pool = pool
         return self
 
+    def _numpy_pool_started(self) -> Any:
+        """The pool for NumPy-form jobs: the same config but for `allow_numpy`, started once."""
+        self.start()
+        with self._lock:
+            if self._numpy_pool is None:
+                from sebench.grading.sandbox import SandboxPool
+
+                config = dataclasses.replace(self.sandbox_config, allow_numpy=True)
+                pool = SandboxPool(self.library, config)
+                pool.__enter__()
+                self._numpy_pool = pool
+            return self._numpy_pool
+
     def close(self) -> None:
         with self._lock:
-            pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.__exit__(None, None, None)
+            pools = (self._pool, self._numpy_pool)
+            self._pool = self._numpy_pool = None
+        for pool in pools:
+            if pool is not None:
+                pool.__exit__(None, None, None)
 
     def __enter__(self) -> Grader:
         return self.start()
@@ -95,8 +117,10 @@ class Grader:
         return config.worker_count if config is not None else 1
 
     # -- grading -----------------------------------------------------------------------------
-    def grade(self, task: Task, response: str | None) -> Verdict:
-        prepared = self._prepare_safely(task, response)
+    def grade(self, task: Task, response: str | None, *, numpy_form: bool = False) -> Verdict:
+        """`numpy_form`: grade as a NumPy-form task (prompt mode `numpy`, the paper's upper
+        bound): NumPy is allowed and the library is not required; the sandbox is the same."""
+        prepared = self._prepare_safely(task, response, numpy_form)
         if prepared.verdict is not None:
             return prepared.verdict
         return self._run_and_judge(task, prepared)
@@ -105,10 +129,13 @@ class Grader:
         self,
         items: Iterable[tuple[Any, ...]],
         on_result: Callable[[tuple[Any, ...], Verdict], None] | None = None,
+        *,
+        numpy_form: Callable[[tuple[Any, ...]], bool] | None = None,
     ) -> Iterator[tuple[tuple[Any, ...], Verdict]]:
         """Grade `(task, response, ...)` items concurrently; yield `(item, verdict)` as each
         finishes (not in input order). At most twice the worker count is in flight, so memory
-        stays flat however many items there are."""
+        stays flat however many items there are. `numpy_form(item)` true: that item is graded
+        as a NumPy-form task (see `grade`)."""
         self.start()
         limit = max(1, 2 * self.workers)
         with ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="grader") as threads:
@@ -123,7 +150,8 @@ class Grader:
                         exhausted = True
                         break
                     task, response = item[0], item[1]
-                    prepared = self._prepare_safely(task, response)
+                    numpy = numpy_form is not None and numpy_form(item)
+                    prepared = self._prepare_safely(task, response, numpy)
                     if prepared.verdict is not None:
                         backlog.append((item, prepared.verdict))
                         if len(backlog) >= limit:
@@ -148,32 +176,40 @@ class Grader:
                         on_result(item, verdict)
                     yield item, verdict
 
-    def _prepare_safely(self, task: Task, response: str | None) -> Prepared:
+    def _prepare_safely(self, task: Task, response: str | None, numpy_form: bool) -> Prepared:
         try:
-            return self.prepare(task, response)
+            return self.prepare(task, response, numpy_form=numpy_form)
         except Exception as exc:  # a grader bug on one response must not end a long run
             return Prepared(_infra_error("static checks", exc))
 
     def _run_and_judge(self, task: Task, prepared: Prepared) -> Verdict:
-        execution = self.execute(prepared.job)
+        execution = self.execute(prepared.job, numpy_form=prepared.numpy_form)
         try:
             return self.judge(task, prepared, execution)
         except Exception as exc:
             return _infra_error("judging", exc)
 
-    def execute(self, job: Job) -> Execution:
+    def execute(self, job: Job, *, numpy_form: bool = False) -> Execution:
         self.start()
         try:
-            return self._pool.run(job)
+            pool = self._numpy_pool_started() if numpy_form else self._pool
+            return pool.run(job)
         except Exception as exc:  # the sandbox failed, not the code: counted, never dropped
             return Execution.infra_error(f"{type(exc).__name__}: {exc}"[:DETAIL_CHARS])
 
     # -- the two halves, public so that tests and benchmarks can drive them -------------------
-    def prepare(self, task: Task, response: str | None) -> Prepared:
-        """The static stage: extraction, parsing, the official library check and the policy."""
-        code = extract_code(response or "")
+    def prepare(self, task: Task, response: str | None, *, numpy_form: bool = False) -> Prepared:
+        """The static stage: the size limits, extraction, parsing, the official library check
+        and the policy (for a NumPy-form task: without the NumPy import rule and without the
+        library-use rule)."""
+        response = response or ""
+        if len(response) > self.max_response_chars:
+            return Prepared(_too_large("response", len(response), self.max_response_chars))
+        code = extract_code(response)
         if code is None:
             return Prepared(Verdict(VerdictKind.NO_CODE, detail="no fenced python block"))
+        if len(code) > self.max_code_chars:
+            return Prepared(_too_large("code block", len(code), self.max_code_chars))
         try:
             tree = ast.parse(code)
         except SyntaxError as exc:
@@ -191,8 +227,12 @@ class Grader:
             return Prepared(
                 Verdict(VerdictKind.POLICY, rule="too-deep", detail="code nested too deeply")
             )
+        if numpy_form:
+            # NumPy imports are the point; a NumPy name reached by a dynamic path stays refused
+            refusals = [r for r in refusals if r.rule != "numpy-import"]
+            calls_library = True  # not required: nothing below may ask for it
         numpy = next((r for r in refusals if r.numpy), None)
-        if numpy is not None:
+        if numpy is not None and not numpy_form:
             # The kind says what the code did (tables show a NumPy agent as uses_numpy); the
             # official category follows the official order, where "no library call in the
             # function" is decided before NumPy use.
@@ -231,7 +271,7 @@ class Grader:
                 )
             )
         job = Job(code=code, entry_point=entry_point, test_inputs=tuple(task.test_inputs))
-        return Prepared(None, job=job, calls_library=calls_library)
+        return Prepared(None, job=job, calls_library=calls_library, numpy_form=numpy_form)
 
     def judge(self, task: Task, prepared: Prepared, execution: Execution) -> Verdict:
         """The dynamic stage: turn the sandbox's report into a verdict, comparing here."""
@@ -265,7 +305,7 @@ class Grader:
                     case=index,
                     detail=_short(case.error_message or ""),
                 )
-        if not used_at_run_time:
+        if not used_at_run_time and not prepared.numpy_form:
             return Verdict(
                 VerdictKind.NO_LIBRARY,
                 rule="no-library-call-at-run-time",
@@ -283,6 +323,15 @@ class Grader:
 
 def _infra_error(stage: str, exc: Exception) -> Verdict:
     return Verdict(VerdictKind.INFRA_ERROR, detail=_short(f"{stage}: {type(exc).__name__}: {exc}"))
+
+
+def _too_large(what: str, size: int, limit: int) -> Verdict:
+    # never parsed nor run: officially it would not have finished running (`exe_error`)
+    return Verdict(
+        VerdictKind.POLICY,
+        rule="response-too-large",
+        detail=f"the {what} has {size} characters, over the limit of {limit}",
+    )
 
 
 _NO_LIBRARY_IN_CODE = (

@@ -67,9 +67,12 @@ def bootstrap_interval(
     seed: int = 0,
 ) -> tuple[float, float]:
     """Percentile bootstrap interval for accuracy, resampling tasks (samples of one task are not
-    independent), with a fixed seed so the same results give the same interval."""
+    independent), with a fixed seed so the same results give the same interval. The tasks are
+    sorted first: the interval is a function of the results, not of their order (a resumed run
+    appends them in another order than a run in one go)."""
     if not per_task:
         return (0.0, 0.0)
+    per_task = sorted(per_task)
     rng = random.Random(seed)
     count = len(per_task)
     estimates = []

@@ -3,7 +3,8 @@
 - Ours (what `sebench rollout` writes): `task_id`, `response`, optional `sample`, plus rollout
   metadata; the task comes from the dataset rows given with `--data`.
 - The official custom format: `query`, `response`, `test_cases`, `right_exe_result`, optionally
-  `function_name`; the row carries its own task.
+  `function_name`; the row carries its own task, unless it also has a `task_id` found in the
+  dataset rows (what `sebench validate --emit-responses` writes): then that task is used.
 
 A bad row becomes a `BadRow` naming file and line; it never stops the others.
 """
@@ -130,7 +131,13 @@ def _item_from_row(
                 f"unknown task id {task_id!r} (not in the --data rows)", field="task_id", **where
             )
     elif "query" in row and "right_exe_result" in row:
-        task = _custom_task(row, path, line)
+        known = row.get("task_id")
+        if tasks is not None and isinstance(known, str) and known in tasks:
+            # e.g. `validate --emit-responses` rows: the dataset's task keeps its split and its
+            # functions, which the custom fields do not carry
+            task = tasks[known]
+        else:
+            task = _custom_task(row, path, line)
     else:
         raise InputError(
             "neither format: expected 'task_id' + 'response', or the official 'query', "

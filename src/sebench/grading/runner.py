@@ -18,10 +18,12 @@ from typing import TYPE_CHECKING, Any
 from sebench.data.schema import Task
 from sebench.errors import SebenchError
 from sebench.grading.compare import DEFAULT_TOLERANCE
+from sebench.grading.extract import MAX_CODE_CHARS, MAX_RESPONSE_CHARS
 from sebench.grading.metrics import Graded, breakdown, score
 from sebench.grading.responses import BadRow, Item, SampleKey, load_tasks, read_responses
 from sebench.grading.verdicts import OfficialCategory, Verdict, VerdictKind
 from sebench.jsonl import JsonlAppender, iter_jsonl
+from sebench.prompts.modes import PromptMode
 from sebench.provenance import provenance
 
 if TYPE_CHECKING:
@@ -39,6 +41,8 @@ class EvalConfig:
     sandbox: SandboxConfig | None = None  # None: the sandbox defaults (3 s official timeout)
     data: tuple[str, ...] = ()
     subset: str | None = None
+    max_response_chars: int = MAX_RESPONSE_CHARS  # larger: `policy` / `response-too-large`
+    max_code_chars: int = MAX_CODE_CHARS  # of the extracted block; the same verdict
 
     def to_dict(self) -> dict[str, Any]:
         sandbox = self.sandbox.to_dict() if self.sandbox is not None else None
@@ -48,6 +52,8 @@ class EvalConfig:
             "sandbox": sandbox,
             "data": list(self.data),
             "subset": self.subset,
+            "max_response_chars": self.max_response_chars,
+            "max_code_chars": self.max_code_chars,
         }
 
 
@@ -121,8 +127,15 @@ def evaluate(
                     else:
                         yield (item.task, item.response, item)
 
-            with Grader(library, config.sandbox, config.tolerance, config.rel_tolerance) as grader:
-                for (_, _, item), verdict in grader.grade_many(work()):
+            with Grader(
+                library,
+                config.sandbox,
+                config.tolerance,
+                config.rel_tolerance,
+                max_response_chars=config.max_response_chars,
+                max_code_chars=config.max_code_chars,
+            ) as grader:
+                for (_, _, item), verdict in grader.grade_many(work(), numpy_form=_numpy_form):
                     record(item, verdict)
 
     summary = summarize(
@@ -130,6 +143,12 @@ def evaluate(
     )
     _write_json(summary_path, summary)
     return summary
+
+
+def _numpy_form(entry: tuple[Any, ...]) -> bool:
+    """Rows of the prompt mode `numpy` (the paper's upper bound, NumPy-form tasks) are graded
+    with NumPy allowed and the library not required."""
+    return entry[2].mode == PromptMode.NUMPY
 
 
 def check_responses_path(responses_path: str | Path) -> None:
@@ -189,7 +208,7 @@ def summarize(
     if keys is not None:
         summary["missing"] = len(keys - seen)  # not graded yet (an interrupted run)
     summary["per_split"] = breakdown(samples, "split")
-    if len({s.mode for s in samples}) > 1:
+    if any(s.mode is not None for s in samples):  # e.g. closed vs the NumPy-form upper bound
         summary["per_mode"] = breakdown(samples, "mode")
     summary["per_function"] = breakdown(samples, "function")
     extra: dict[str, Any] = {"results": str(out_path)}

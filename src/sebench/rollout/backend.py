@@ -85,7 +85,11 @@ def finish_reason_of(value: str | None) -> FinishReason:
 
 
 class Backend(Protocol):
-    """Something that answers chat requests: a server, a local model or a reference agent."""
+    """Something that answers chat requests: a server, a local model or a reference agent.
+
+    A backend behind a server also has `check() -> None`, which `rollout` calls before any
+    sampling and which raises a `SebenchError` naming the server when it cannot serve the run.
+    """
 
     @property
     def model_name(self) -> str:

@@ -18,12 +18,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sebench.errors import InputError, require
+from sebench.errors import InputError, SebenchError, require
 from sebench.rollout.backend import ChatRequest, Completion, SamplingConfig, finish_reason_of
 
 # HTTP statuses worth retrying: timeouts, conflicts, rate limits and server errors. Others
 # (400 prompt too long, 401 bad key, 404 unknown model) fail the same way every time.
 _RETRY_STATUS = frozenset({408, 409, 429}) | frozenset(range(500, 600))
+CHECK_TIMEOUT_S = 30.0  # the preflight's one request per server: a live server answers at once
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,11 @@ class _Servers:
             self._busy[index] -= 1
 
 
+def _reply(exc: Exception) -> str:
+    """The server's own words about an error, kept short."""
+    return str(getattr(exc, "message", None) or exc)[:300]
+
+
 def _retry_after(exc: Exception) -> float | None:
     response = getattr(exc, "response", None)
     headers = getattr(response, "headers", None)
@@ -92,6 +98,35 @@ class OpenAICompatBackend:
     @property
     def model_name(self) -> str:
         return self.config.model
+
+    def check(self) -> None:
+        """Before any sampling: every server answers `GET /models` and, where it lists its models
+        (vLLM, SGLang and OpenAI do), serves this one. A server down or a mistyped model name
+        otherwise turns every request of the run into a recorded failure. A server without a
+        model list (an error status other than a refused key) is let through: the requests
+        will tell."""
+        openai, model = self._openai, self.config.model
+        for url, client in zip(self.config.base_urls, self._clients, strict=True):
+            try:
+                listed = client.with_options(timeout=CHECK_TIMEOUT_S).models.list()
+            except openai.APIStatusError as exc:
+                if exc.status_code in (401, 403):
+                    raise SebenchError(
+                        f"the server at {url} refused the API key ({exc.status_code}: "
+                        f"{_reply(exc)}); set it in the variable --api-key-env names"
+                    ) from None
+                continue
+            except openai.OpenAIError as exc:  # connection refused, timeout, not an API at all
+                raise SebenchError(
+                    f"cannot reach an OpenAI-compatible server at {url} ({type(exc).__name__}: "
+                    f"{exc}); is it running, and is --base-url right?"
+                ) from None
+            served = [entry.id for entry in getattr(listed, "data", None) or ()]
+            if served and model not in served:
+                raise SebenchError(
+                    f"the server at {url} does not serve model {model!r}; it serves: "
+                    f"{', '.join(served[:10])}. Pass one of these as --model"
+                )
 
     def _retryable(self, exc: Exception) -> bool:
         openai = self._openai

@@ -65,6 +65,7 @@ class RolloutSummary:
     truncated: int  # answers cut off by max_new_tokens
     completion_tokens: int
     elapsed_s: float
+    first_error: str | None = None  # the error of the first request that failed for good
 
 
 def row_key(row: dict[str, Any]) -> tuple[str, str, int]:
@@ -187,6 +188,9 @@ def rollout(
     todo = [r for r in requests if (r.task_id, r.mode, r.sample) not in done]
     by_id = {t.task_id: t for t in tasks}
 
+    check = getattr(backend, "check", None)
+    if todo and check is not None:  # a backend behind a server: is it there, with this model?
+        check()
     out_path.parent.mkdir(parents=True, exist_ok=True)
     meta = provenance(
         config.to_dict(),
@@ -198,6 +202,7 @@ def rollout(
 
     start = time.monotonic()
     generated = errors = truncated = tokens = 0
+    first_error: str | None = None
     if on_progress:
         on_progress(RolloutProgress(resumed, len(requests), resumed, 0, 0.0))
     with JsonlAppender(out_path) as out:
@@ -208,6 +213,7 @@ def rollout(
                     out.write(_row(completion, by_id[completion.task_id], model, config.sampling))
                     generated += 1
                     errors += completion.error is not None
+                    first_error = first_error or completion.error
                     truncated += completion.truncated
                     tokens += completion.completion_tokens or 0
                     if on_progress:
@@ -234,4 +240,5 @@ def rollout(
         truncated=truncated,
         completion_tokens=tokens,
         elapsed_s=time.monotonic() - start,
+        first_error=first_error,
     )

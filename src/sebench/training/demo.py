@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sebench.data.rows import official_row
 from sebench.data.schema import Task
 from sebench.errors import require
 from sebench.jsonl import write_jsonl
@@ -262,8 +263,8 @@ def run_demo(
         ),
     )
     if out is not None:
-        write_jsonl(out / "tasks_train.jsonl", [t.to_dict() for t in tasks.train])
-        write_jsonl(out / "tasks_test.jsonl", [t.to_dict() for t in tasks.test])
+        write_jsonl(out / "tasks_train.jsonl", [official_row(t) for t in tasks.train])
+        write_jsonl(out / "tasks_test.jsonl", [official_row(t) for t in tasks.test])
 
     owns_grader = grader is None
     if owns_grader:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+
 from sebench.grading.sandbox import Job, SandboxConfig, SandboxPool
 
 HEAVY = ("threading", "logging", "subprocess", "concurrent.futures", "queue", "multiprocessing")
@@ -20,7 +22,11 @@ LIST_HEAVY = textwrap.dedent(f"""
 """)
 
 
-def test_the_server_a_child_is_forked_from_has_no_module_with_a_fork_handler(official_library):
-    with SandboxPool(official_library, SandboxConfig(workers=1)) as pool:
+@pytest.mark.parametrize("allow_numpy", [False, True])  # True: NumPy-form tasks' pool
+def test_the_server_a_child_is_forked_from_has_no_module_with_a_fork_handler(
+    official_library, allow_numpy
+):
+    config = SandboxConfig(workers=1, allow_numpy=allow_numpy)
+    with SandboxPool(official_library, config) as pool:
         execution = pool.run(Job(LIST_HEAVY, "solve", ("",)))
     assert execution.cases[0].printed == "[]"

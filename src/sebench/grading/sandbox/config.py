@@ -27,6 +27,9 @@ class SandboxConfig:
     # Children enter their layers through the compiled helper when it is built (isolation.py);
     # False: always the Python path (for tests and measurements).
     compiled_setup: bool = True
+    # NumPy-form tasks (prompt mode `numpy`, the paper's upper bound): the children may import
+    # NumPy (no import guard); every isolation layer and limit stays. A pool is one or the other.
+    allow_numpy: bool = False
 
     @property
     def cpu_limit_s(self) -> int:

@@ -92,6 +92,12 @@ PREIMPORTS = (
 )
 
 
+# NumPy-form tasks may use NumPy's submodules: loaded here once rather than in every child.
+# Not `numpy.random`, which imports `threading` (a fork handler: see test_server_imports); a
+# solution that uses it imports it in its own child.
+NUMPY_PREIMPORTS = ("numpy", "numpy.linalg", "numpy.fft", "numpy.polynomial")
+
+
 def preimport(extra: tuple[str, ...] = ()) -> None:
     # The builtins `site` adds (`exit`, `quit`, `help`, ...): solutions graded officially have them.
     site.setquit()
@@ -110,12 +116,13 @@ class Server:
         importlib.import_module(package)
         importlib.import_module(f"{package}.{library['submodule']}")
         runtime = importlib.import_module(f"{package}._runtime")
-        preimport()
+        preimport(NUMPY_PREIMPORTS if config.allow_numpy else ())
         self.isolation = isolation.setup_server(config, protected=[library["root"]])
         sys.path.remove(library["root"])
         # Installed here, once, rather than in each child: the server imports nothing more, and
         # every child inherits the guard without paying for setting it up.
-        import_guard.install((package,))
+        if not config.allow_numpy:
+            import_guard.install((package,))
         # The server's environment (already free of the grader's variables) is the children's.
         os.environ["HOME"] = os.environ["TMPDIR"] = self.isolation.scratch
         # Objects that exist now are never collected: a collection in a child would otherwise
