@@ -15,23 +15,27 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from sebench.data.schema import Task
 from sebench.grading.compare import DEFAULT_TOLERANCE, Tolerance, outputs_match
 from sebench.grading.extract import extract_code
 from sebench.grading.official import any_library_call
+from sebench.grading.official_rules import OfficialPrepared, official_judge, official_prepare
 from sebench.grading.policy import Refusal, scan
+from sebench.grading.rules import Rules
 from sebench.grading.sandbox.execution import ExecStatus, Execution, Job
-from sebench.grading.verdicts import OfficialCategory, Verdict, VerdictKind
+from sebench.grading.verdicts import DETAIL_CHARS, OfficialCategory, Verdict, VerdictKind
+from sebench.grading.verdicts import failed_run as _failed_run
+from sebench.grading.verdicts import setup_message as _setup_message
+from sebench.grading.verdicts import short as _short
 
 if TYPE_CHECKING:
     from sebench.grading.sandbox.config import SandboxConfig
     from sebench.library.library import Library
 
 _END = object()
-DETAIL_CHARS = 300  # evidence stays short: results files must not grow with hostile output
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,32 @@ class Prepared:
     verdict: Verdict | None
     job: Job | None = None
     calls_library: bool = False  # a function in the code calls the library (the official check)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """Both static stages of one sample: the strict one (None under the official rules, which
+    need only their own) and the official one, whose category every verdict carries."""
+
+    rules: Rules
+    strict: Prepared | None
+    official: OfficialPrepared
+
+    @property
+    def verdict(self) -> Verdict | None:
+        """The verdict when nothing needs to run."""
+        if self.official.verdict is None:
+            return None
+        if self.strict is None:
+            return self.official.verdict
+        if self.strict.verdict is None:
+            return None
+        return self.combine(self.strict.verdict, self.official.verdict)
+
+    def combine(self, strict: Verdict | None, official: Verdict) -> Verdict:
+        if strict is None:
+            return official
+        return replace(strict, official=official.official_category)
 
 
 class Grader:
@@ -56,10 +86,12 @@ class Grader:
         sandbox_config: SandboxConfig | None = None,
         tolerance: float = DEFAULT_TOLERANCE,
         rel_tolerance: float | None = None,
+        rules: Rules = Rules.STRICT,
     ) -> None:
         self.library = library
         self.table = library.table
         self.sandbox_config = sandbox_config
+        self.rules = Rules(rules)
         self.tolerance = Tolerance(absolute=tolerance, relative=rel_tolerance or 0.0)
         self._pool: Any = None
         self._lock = threading.Lock()
@@ -96,10 +128,11 @@ class Grader:
 
     # -- grading -----------------------------------------------------------------------------
     def grade(self, task: Task, response: str | None) -> Verdict:
-        prepared = self._prepare_safely(task, response)
-        if prepared.verdict is not None:
-            return prepared.verdict
-        return self._run_and_judge(task, prepared)
+        """The verdict by this grader's rules, carrying the official-rules category."""
+        plan = self._plan(task, response)
+        if plan.verdict is not None:
+            return plan.verdict
+        return self._run_and_judge(task, plan)
 
     def grade_many(
         self,
@@ -123,13 +156,13 @@ class Grader:
                         exhausted = True
                         break
                     task, response = item[0], item[1]
-                    prepared = self._prepare_safely(task, response)
-                    if prepared.verdict is not None:
-                        backlog.append((item, prepared.verdict))
+                    plan = self._plan(task, response)
+                    if plan.verdict is not None:
+                        backlog.append((item, plan.verdict))
                         if len(backlog) >= limit:
                             break
                         continue
-                    future = threads.submit(self._run_and_judge, task, prepared)
+                    future = threads.submit(self._run_and_judge, task, plan)
                     pending[future] = item
                 while backlog:
                     item, verdict = backlog.popleft()
@@ -148,18 +181,53 @@ class Grader:
                         on_result(item, verdict)
                     yield item, verdict
 
+    def _plan(self, task: Task, response: str | None) -> _Plan:
+        strict = None if self.rules is Rules.OFFICIAL else self._prepare_safely(task, response)
+        try:
+            official = official_prepare(task, response, self.table)
+        except Exception as exc:  # a grader bug on one response must not end a long run
+            official = OfficialPrepared(_infra_error("official static checks", exc))
+        return _Plan(self.rules, strict, official)
+
     def _prepare_safely(self, task: Task, response: str | None) -> Prepared:
         try:
             return self.prepare(task, response)
         except Exception as exc:  # a grader bug on one response must not end a long run
             return Prepared(_infra_error("static checks", exc))
 
-    def _run_and_judge(self, task: Task, prepared: Prepared) -> Verdict:
-        execution = self.execute(prepared.job)
-        try:
-            return self.judge(task, prepared, execution)
-        except Exception as exc:
-            return _infra_error("judging", exc)
+    def _run_and_judge(self, task: Task, plan: _Plan) -> Verdict:
+        """Run what the static stages left open, once when both rules run the same program."""
+        strict = plan.strict
+        verdict, execution = strict.verdict if strict is not None else None, None
+        if strict is not None and strict.job is not None:
+            execution = self.execute(strict.job)
+            try:
+                verdict = self.judge(task, strict, execution)
+            except Exception as exc:
+                verdict = _infra_error("judging", exc)
+        official = plan.official.verdict
+        if official is None:
+            job = plan.official.job
+            same_program = (
+                strict is not None
+                and strict.job is not None
+                and (
+                    job.entry_point == strict.job.entry_point
+                    and job.code == strict.job.code + f"import {self.table.package}\n"
+                )
+            )
+            if execution is None or not same_program:
+                execution = self.execute(job)
+            try:
+                official = official_judge(task, execution, self._budget_s)
+            except Exception as exc:
+                official = _infra_error("official judging", exc)
+        return plan.combine(verdict, official)
+
+    @property
+    def _budget_s(self) -> float:
+        config = self.sandbox_config
+        return config.timeout_s if config is not None else 3.0
 
     def execute(self, job: Job) -> Execution:
         self.start()
@@ -297,35 +365,6 @@ def _no_library_static(refusal: Refusal | None) -> Verdict:
     return Verdict(VerdictKind.NO_LIBRARY, rule="no-library-call", detail=detail)
 
 
-def _failed_run(execution: Execution, case: int) -> Verdict:
-    detail = _short(execution.detail or "")
-    match execution.status:
-        case ExecStatus.TIMEOUT:
-            return Verdict(VerdictKind.TIMEOUT, case=case, detail=detail or None)
-        case ExecStatus.MEMORY:
-            return Verdict(
-                VerdictKind.MEMORY, case=case, error_type="MemoryError", detail=detail or None
-            )
-        case ExecStatus.OUTPUT_LIMIT:
-            return Verdict(
-                VerdictKind.RUNTIME_ERROR,
-                case=case,
-                error_type="OutputLimit",
-                detail=detail or None,
-            )
-        case _:  # CRASHED, or OK with missing cases: no complete result is a failure, never a pass
-            return Verdict(
-                VerdictKind.RUNTIME_ERROR,
-                case=case,
-                error_type="Crashed",
-                detail=detail or "the program stopped before reporting every test case",
-            )
-
-
-def _setup_message(execution: Execution) -> str:
-    return getattr(execution, "setup_message", None) or execution.setup_error or ""
-
-
 def _first_function(tree: ast.Module) -> str | None:
     """The official fallback when a row names no function: the first function the code defines."""
     for node in tree.body:
@@ -338,10 +377,6 @@ def _clip(text: str | None, limit: int = 120) -> str:
     if text is None:
         return "nothing"
     return repr(text if len(text) <= limit else text[:limit] + "...")
-
-
-def _short(text: str) -> str:
-    return text if len(text) <= DETAIL_CHARS else text[: DETAIL_CHARS - 3] + "..."
 
 
 _shared: dict[str, Grader] = {}

@@ -38,7 +38,7 @@ def any_library_call(
     imports: list[ast.AST], function_calls: list[ast.Call], table: LibraryNames
 ) -> bool:
     """The same, from what `policy.scan` found: the code's imports and its calls in functions."""
-    bindings = _library_bindings(imports, table.package)
+    bindings = library_bindings(imports, table.package)
     if not bindings:
         return False
     # Only a star import needs the name list (to tell library names from the code's own).
@@ -51,7 +51,7 @@ def any_library_call(
     return False
 
 
-def _library_bindings(imports: list[ast.AST], package: str) -> dict[str, str]:
+def library_bindings(imports: list[ast.AST], package: str) -> dict[str, str]:
     """Local name -> qualified library name, for every import of the library in the code."""
     bindings: dict[str, str] = {}
     for node in imports:

@@ -6,6 +6,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from sebench.grading.sandbox.execution import ExecStatus, Execution
+
+DETAIL_CHARS = 300  # evidence stays short: results files must not grow with hostile output
+
 
 class VerdictKind(StrEnum):
     CORRECT = "correct"
@@ -101,3 +105,36 @@ class Verdict:
         if self.official is not None:
             evidence.append(f"official={self.official.value!r}")
         return f"{self.kind.value}({', '.join(evidence)})" if evidence else self.kind.value
+
+
+def short(text: str) -> str:
+    return text if len(text) <= DETAIL_CHARS else text[: DETAIL_CHARS - 3] + "..."
+
+
+def failed_run(execution: Execution, case: int) -> Verdict:
+    detail = short(execution.detail or "")
+    match execution.status:
+        case ExecStatus.TIMEOUT:
+            return Verdict(VerdictKind.TIMEOUT, case=case, detail=detail or None)
+        case ExecStatus.MEMORY:
+            return Verdict(
+                VerdictKind.MEMORY, case=case, error_type="MemoryError", detail=detail or None
+            )
+        case ExecStatus.OUTPUT_LIMIT:
+            return Verdict(
+                VerdictKind.RUNTIME_ERROR,
+                case=case,
+                error_type="OutputLimit",
+                detail=detail or None,
+            )
+        case _:  # CRASHED, or OK with missing cases: no complete result is a failure, never a pass
+            return Verdict(
+                VerdictKind.RUNTIME_ERROR,
+                case=case,
+                error_type="Crashed",
+                detail=detail or "the program stopped before reporting every test case",
+            )
+
+
+def setup_message(execution: Execution) -> str:
+    return getattr(execution, "setup_message", None) or execution.setup_error or ""
