@@ -383,16 +383,19 @@ _shared: dict[str, Grader] = {}
 _shared_lock = threading.Lock()
 
 
-def grade(task: Task, response: str | None, library: Library) -> Verdict:
-    """Grade one response with a grader shared per library, started on first use (an RL reward
-    calls this many times; the warm sandbox is reused). Closed when the interpreter exits."""
-    key = str(library.root)
+def grade(
+    task: Task, response: str | None, library: Library, rules: Rules = Rules.STRICT
+) -> Verdict:
+    """Grade one response with a grader shared per library and rules, started on first use (an
+    RL reward calls this many times; the warm sandbox is reused). Closed when the interpreter
+    exits."""
+    key = f"{library.root}\x00{Rules(rules).value}"
     with _shared_lock:
         grader = _shared.get(key)
         if grader is None:
             import atexit
 
-            grader = Grader(library).start()
+            grader = Grader(library, rules=rules).start()
             _shared[key] = grader
             atexit.register(grader.close)
     return grader.grade(task, response)

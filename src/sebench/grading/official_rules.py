@@ -76,9 +76,9 @@ def first_def(code: str) -> EntryFunction | None:
     return EntryFunction(match.group(1), "\n".join(body))
 
 
-def calls_library_officially(body: str, tree: ast.Module, table: LibraryNames) -> bool:
-    """Rule 4's library check: a library call in `body` other than one lone constructor call."""
-    imports = [n for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom)]
+def calls_library_officially(body: str, imports: list[ast.AST], table: LibraryNames) -> bool:
+    """Rule 4's library check: a library call in `body` other than one lone constructor call,
+    names resolved through `imports` (the code's import statements, as `policy.scan` finds)."""
     bindings = library_bindings(imports, table.package)
     if not bindings:
         return False
@@ -112,8 +112,8 @@ def official_prepare(task: Task, response: str | None, table: LibraryNames) -> O
             Verdict(VerdictKind.NO_LIBRARY, rule="official-no-function", detail="no def")
         )
     try:
-        calls = calls_library_officially(entry.body, tree, table)
-        refusals = scan(tree, table.package).refusals
+        found = scan(tree, table.package)
+        calls = calls_library_officially(entry.body, found.imports, table)
     except RecursionError:
         return OfficialPrepared(
             Verdict(VerdictKind.POLICY, rule="too-deep", detail="code nested too deeply")
@@ -135,12 +135,25 @@ def official_prepare(task: Task, response: str | None, table: LibraryNames) -> O
                 detail=f"the body of {entry.name} (the first def) has no `return <expr>`",
             )
         )
-    numpy = next((r for r in refusals if r.numpy), None)
-    refusal = numpy or (refusals[0] if refusals else None)
+    numpy = next((r for r in found.refusals if r.numpy), None)
+    refusal = numpy or (found.refusals[0] if found.refusals else None)
     if refusal is not None:
         kind = VerdictKind.USES_NUMPY if refusal.numpy else VerdictKind.POLICY
         return OfficialPrepared(
             Verdict(kind, rule=refusal.rule, line=refusal.line, detail=short(refusal.detail))
+        )
+    unknown = _keyword_it_cannot_take(tree, entry.name, task.test_inputs[:1])
+    if unknown is not None:
+        # The first call fails whatever else the program does (a helper first, say): the
+        # official program crashes, so the run it would cost is skipped.
+        return OfficialPrepared(
+            Verdict(
+                VerdictKind.RUNTIME_ERROR,
+                rule="official-entry-signature",
+                error_type="TypeError",
+                case=0,
+                detail=f"{entry.name}() (the first def) has no parameter {unknown!r}",
+            )
         )
     return OfficialPrepared(None, Job(program, entry.name, tuple(task.test_inputs)))
 
@@ -181,6 +194,48 @@ def official_judge(task: Task, execution: Execution, budget_s: float) -> Verdict
         if not official_outputs_match(case.printed, expected):
             return Verdict(VerdictKind.WRONG_ANSWER, case=index, detail="official comparator")
     return Verdict(VerdictKind.CORRECT)
+
+
+def _keyword_it_cannot_take(
+    tree: ast.Module, name: str, test_inputs: tuple[str, ...]
+) -> str | None:
+    """A keyword of the first test call that the entry function cannot take, when that is
+    certain: one plain top-level `def` of that name, nothing else at top level binding it."""
+    if not test_inputs:
+        return None
+    defs = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name]
+    if len(defs) != 1 or defs[0].decorator_list or defs[0].args.kwarg is not None:
+        return None
+    try:
+        call = ast.parse(f"f({test_inputs[0]})", mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if not isinstance(call, ast.Call) or any(k.arg is None for k in call.keywords):
+        return None  # `**mapping`: which keywords it holds is only known at run time
+    args = defs[0].args
+    accepted = {a.arg for a in args.args + args.kwonlyargs}
+    unknown = next((k.arg for k in call.keywords if k.arg not in accepted), None)
+    if unknown is None:
+        return None
+    for node in tree.body:
+        if node is not defs[0] and name in _top_level_bindings(node):
+            return None
+    return unknown
+
+
+def _top_level_bindings(node: ast.stmt) -> set[str]:
+    """Names a top-level statement may bind (any name it stores, defines or imports)."""
+    names = set()
+    for child in ast.walk(node):
+        if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store | ast.Del):
+            names.add(child.id)
+        elif isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(child.name)
+        elif isinstance(child, ast.alias):
+            names.add((child.asname or child.name).split(".")[0])
+        elif isinstance(child, ast.Global | ast.Nonlocal):
+            names.update(child.names)
+    return names
 
 
 def _indent(line: str) -> int:

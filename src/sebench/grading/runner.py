@@ -20,6 +20,7 @@ from sebench.errors import SebenchError
 from sebench.grading.compare import DEFAULT_TOLERANCE
 from sebench.grading.metrics import Graded, breakdown, score
 from sebench.grading.responses import BadRow, Item, SampleKey, load_tasks, read_responses
+from sebench.grading.rules import Rules
 from sebench.grading.verdicts import OfficialCategory, Verdict, VerdictKind
 from sebench.jsonl import JsonlAppender, iter_jsonl
 from sebench.provenance import provenance
@@ -39,6 +40,8 @@ class EvalConfig:
     sandbox: SandboxConfig | None = None  # None: the sandbox defaults (3 s official timeout)
     data: tuple[str, ...] = ()
     subset: str | None = None
+    # whose rules decide `verdict`; every row also carries the official-rules category
+    rules: Rules = Rules.STRICT
 
     def to_dict(self) -> dict[str, Any]:
         sandbox = self.sandbox.to_dict() if self.sandbox is not None else None
@@ -48,6 +51,7 @@ class EvalConfig:
             "sandbox": sandbox,
             "data": list(self.data),
             "subset": self.subset,
+            "rules": Rules(self.rules).value,
         }
 
 
@@ -121,7 +125,9 @@ def evaluate(
                     else:
                         yield (item.task, item.response, item)
 
-            with Grader(library, config.sandbox, config.tolerance, config.rel_tolerance) as grader:
+            with Grader(
+                library, config.sandbox, config.tolerance, config.rel_tolerance, config.rules
+            ) as grader:
                 for (_, _, item), verdict in grader.grade_many(work()):
                     record(item, verdict)
 
@@ -183,6 +189,8 @@ def summarize(
             )
         )
     summary = score(samples)
+    # `verdicts` and `accuracy` follow these rules; `official` is always the official rules'
+    summary["rules"] = Rules(config.rules if config is not None else Rules.STRICT).value
     summary["infra_errors"] = summary["verdicts"][VerdictKind.INFRA_ERROR.value]
     summary["bad_rows"] = len(bad)
     summary["bad_row_errors"] = bad[:MAX_REPORTED_BAD_ROWS]
