@@ -345,3 +345,29 @@ def test_cli_fails_at_once_on_a_missing_responses_file_without_looking_for_the_l
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and str(target) in lines[0] and "api_doc" not in lines[0]
     assert not (tmp_path / "o.jsonl").exists() and not (tmp_path / "cache").exists()
+
+
+def test_rows_carry_both_rules_and_the_summary_names_its_rules(
+    tmp_path, responses, single_test_dev_path, official_library
+):
+    from sebench.grading.rules import Rules
+
+    path = write(tmp_path / "responses.jsonl", responses[:4])
+    summaries = {}
+    for rules in Rules:
+        out = tmp_path / f"{rules}.jsonl"
+        summaries[rules] = evaluate(
+            path,
+            out,
+            tmp_path / f"{rules}.json",
+            library=official_library,
+            config=config(single_test_dev_path, rules=rules),
+        )
+        rows = [json.loads(line) for line in out.read_text().splitlines()]
+        assert all(row["verdict"] and row["official"] for row in rows)
+        assert summaries[rules]["rules"] == rules.value
+        assert summaries[rules]["provenance"]["config"]["rules"] == rules.value
+    # the official fractions are the official rules' whichever rules decide the verdicts
+    assert summaries[Rules.STRICT]["official"] == summaries[Rules.OFFICIAL]["official"]
+    official = summaries[Rules.OFFICIAL]
+    assert official["accuracy"] == official["official"]["acc"]
