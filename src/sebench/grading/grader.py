@@ -1,11 +1,14 @@
 """The grader: one response to one task -> one `Verdict`.
 
 Stages, in the official order of checks (see `official.py`): extract the last fenced python
-block; parse it; the static policy (NumPy first: `uses_numpy`, though officially `without_zwc`
-when no function calls the library, that check coming first there; otherwise a function with
-no library call at all is `no_library` before the other rules, as officially); then run it in
-the sandbox, which returns each test case's printed result as data plus the number of library
-calls it made; then compare in this process against the expected outputs, which never leave it.
+block; parse it; the static policy (NumPy first: `uses_numpy`; otherwise a function with no
+library call at all is `no_library` before the other rules, as officially); then run it in the
+sandbox, which returns each test case's printed result as data plus the number of library calls
+it made; then compare in this process against the expected outputs, which never leave it.
+
+Those are the strict rules (`prepare`, `judge`). The official rules (`official_rules.py`) decide
+the official category of every verdict, reusing the same sandbox run when both rules run the same
+program; under `Rules.OFFICIAL` they decide the verdict itself and the strict stages are skipped.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from sebench.grading.official_rules import OfficialPrepared, official_judge, off
 from sebench.grading.policy import Refusal, scan
 from sebench.grading.rules import Rules
 from sebench.grading.sandbox.execution import ExecStatus, Execution, Job
-from sebench.grading.verdicts import DETAIL_CHARS, OfficialCategory, Verdict, VerdictKind
+from sebench.grading.verdicts import DETAIL_CHARS, Verdict, VerdictKind
 from sebench.grading.verdicts import failed_run as _failed_run
 from sebench.grading.verdicts import setup_message as _setup_message
 from sebench.grading.verdicts import short as _short
@@ -261,18 +264,12 @@ class Grader:
             )
         numpy = next((r for r in refusals if r.numpy), None)
         if numpy is not None:
-            # The kind says what the code did (tables show a NumPy agent as uses_numpy); the
-            # official category follows the official order, where "no library call in the
-            # function" is decided before NumPy use.
-            official = None if calls_library else OfficialCategory.WITHOUT_ZWC
+            # The kind says what the code did (tables show a NumPy agent as uses_numpy); its
+            # official category (often without_zwc) is the official rules' (`official_rules`).
             detail = numpy.detail if calls_library else f"{numpy.detail}; {_NO_LIBRARY_IN_CODE}"
             return Prepared(
                 Verdict(
-                    VerdictKind.USES_NUMPY,
-                    rule=numpy.rule,
-                    line=numpy.line,
-                    detail=_short(detail),
-                    official=official,
+                    VerdictKind.USES_NUMPY, rule=numpy.rule, line=numpy.line, detail=_short(detail)
                 )
             )
         if refusals and not calls_library:
