@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 
 from sebench.grading.compare import (
     DEFAULT_TOLERANCE,
@@ -59,37 +60,47 @@ def official_outputs_match(
     if _WRAPPED_ROW.search(actual) or _WRAPPED_ROW.search(expected):
         return False
     try:
-        got = _normalized(parse_print(actual), 0)
-        want = _normalized(parse_print(expected), 0)
+        want = _expected_value(expected)
+        got = _normalized(parse_print(actual), 0, read_strings=True)
     except (ParseError, RecursionError):
         return False
     return _same(got, want, tolerance, 0)
+
+
+@lru_cache(maxsize=4096)
+def _expected_value(text: str) -> object:
+    """The expected side, cached (it is ours); the printed side never is."""
+    return _normalized(parse_print(text), 0, read_strings=True)
 
 
 def _after_last_colon(text: str) -> str:
     return text.rsplit(":", 1)[1].strip().rstrip("})").strip()
 
 
-def _normalized(value: object, depth: int) -> object:
-    """The value as the official comparator sees it: bools as numbers, strings read as literals,
-    single-element sequences unwrapped."""
+def _normalized(value: object, depth: int, read_strings: bool) -> object:
+    """The value as the official comparator sees it: bools as numbers, strings read as literals
+    (once: not the strings inside those), single-element sequences unwrapped."""
     if depth > MAX_DEPTH:
         raise ParseError("nested too deeply")
     if isinstance(value, bool):
         return int(value)
     if isinstance(value, str):
-        return _string_literal(value, depth)
+        return _string_literal(value, depth) if read_strings else value
     if isinstance(value, list):
-        items = [_normalized(item, depth + 1) for item in value]
+        items = [_normalized(item, depth + 1, read_strings) for item in value]
         return items[0] if len(items) == 1 else items
     if isinstance(value, Mapping):
         return Mapping(
-            tuple((_normalized(k, depth + 1), _normalized(v, depth + 1)) for k, v in value.items)
+            tuple(
+                (_normalized(k, depth + 1, read_strings), _normalized(v, depth + 1, read_strings))
+                for k, v in value.items
+            )
         )
     if isinstance(value, SetOf):
-        return SetOf(tuple(_normalized(item, depth + 1) for item in value.items))
+        return SetOf(tuple(_normalized(item, depth + 1, read_strings) for item in value.items))
     if isinstance(value, Call):
-        return Call(value.name, tuple(_normalized(a, depth + 1) for a in value.args), value.kwargs)
+        args = tuple(_normalized(a, depth + 1, read_strings) for a in value.args)
+        return Call(value.name, args, value.kwargs)
     return value
 
 
@@ -99,8 +110,8 @@ def _string_literal(text: str, depth: int) -> object:
     except ParseError:
         return text
     if isinstance(value, str | Name | Call):
-        return text  # not a literal (or a string again): read once, as a literal is
-    return _normalized(value, depth + 1)
+        return text  # not a literal, or a string again
+    return _normalized(value, depth + 1, read_strings=False)
 
 
 def _same(got: object, want: object, tolerance: float, depth: int) -> bool:
