@@ -54,3 +54,13 @@ def test_the_line_scan_gives_the_same_blocks_as_the_fence_regex():
     for _ in range(20_000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
         assert _python_blocks(text) == rule.findall(text), repr(text)
+
+
+def test_the_official_rule_opens_a_block_only_with_python_and_a_newline():
+    from sebench.grading.extract import extract_code_official
+
+    assert extract_code_official("```python\nx = 1\n```\n```python\ny = 2\n```") == "y = 2\n"
+    for opening in ("```py\n", "```python \n", "```Python\n", "```python3\n", "```\n"):
+        assert extract_code_official(f"{opening}x = 1\n```") is None, opening
+    assert extract_code_official("```python\nx = 1") is None  # never closed
+    assert extract_code_official("```python\nx = 1```") == "x = 1"  # no newline kept

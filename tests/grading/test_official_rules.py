@@ -109,3 +109,10 @@ def test_strict_verdicts_carry_the_official_rules_category(grader, official_libr
         # the helper is the entry function officially, and it calls no library function
         assert official.grade(TASK, helper_first).official_category is OfficialCategory.WITHOUT_ZWC
     assert grader.grade(TASK, helper_first).correct  # strict calls the task's function
+
+
+def test_a_rebound_entry_function_is_run_not_decided_statically(official_library):
+    rebound = "import zwc\n" + HELPER.replace("(value)\n", "(zwc.kocito(value))\n")
+    rebound += "as_number = lambda a: float(zwc.kocito(a))\n" + SOLVE
+    result = prepared(rebound, official_library=official_library)
+    assert result.verdict is None and result.job.entry_point == "as_number"
