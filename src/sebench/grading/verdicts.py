@@ -35,7 +35,7 @@ class OfficialCategory(StrEnum):
     EXE_ERROR = "exe_error"
 
 
-# Official categories: no code and syntax errors count as `without_zwc`; anything that did not
+# The default official category of each kind: no code and syntax errors count as `without_zwc`; anything that did not
 # finish running counts as `exe_error`. Policy refusals never run, so they are `exe_error` too; infra
 # errors are silently dropped officially, here they stay in the denominator as `exe_error` (the
 # summary also counts them apart).
@@ -64,9 +64,10 @@ class Verdict:
     error_type: str | None = None  # exception type name for runtime errors: "ValueError"
     case: int | None = None  # index of the first test case that failed
     detail: str | None = None  # a short human-readable explanation
-    # The official category when it is not the kind's default: NumPy code whose function calls
-    # no library function is `uses_numpy` here but `without_zwc` officially (that check comes
-    # first there). None otherwise, so equal verdicts compare equal however they were built.
+    # The official rules' category when it is not the kind's default (the grader sets it on
+    # every verdict: `[[2.5]]` for `2.5` is `wrong_answer` but `acc` officially; NumPy code
+    # without a library call is `uses_numpy` but `without_zwc`). None otherwise, so equal
+    # verdicts compare equal however they were built.
     official: OfficialCategory | None = None
 
     def __post_init__(self) -> None:
