@@ -39,22 +39,30 @@ def test_first_textual_def_counts_even_in_a_comment():
     assert one_liner.name == "f" and "return zwc.kocito(x)" in one_liner.body
 
 
+PY = "```python\n"
+NO_RETURN = SOLVE.replace("return ", "print")
+BARE_RETURN = SOLVE.replace("return ", "zwc.kocito(a)\n    return\n    ")
+DELEGATES = "import zwc\n\ndef solve(a):\n    return g(a)\n\ndef g(a):\n    return zwc.kocito(a)\n"
+CONSTRUCTOR_ONLY = "import zwc\n\ndef solve(a):\n    return zwc.yitaf(a)\n"
+HELPER_FIRST = "import zwc\n" + HELPER.replace("(value)\n", "(zwc.kocito(value))\n") + SOLVE
+
+
 @pytest.mark.parametrize(
     ("code", "opening", "kind", "rule"),
     [
         (SOLVE, "```py\n", VerdictKind.NO_CODE, None),
         (SOLVE, "```python \n", VerdictKind.NO_CODE, None),
-        (SOLVE.rstrip("\n"), "```python\n", VerdictKind.SYNTAX_ERROR, None),  # import glued on
-        ("# def helper(x): zwc\n" + SOLVE, "```python\n", VerdictKind.NO_LIBRARY, "no-library"),
-        (SOLVE.replace("return ", "print"), "```python\n", VerdictKind.NO_LIBRARY, "return"),
-        (SOLVE.replace("return ", "zwc.kocito(a)\n    return\n    "), "```python\n", VerdictKind.NO_LIBRARY, "return"),
-        ("import zwc\n\ndef solve(a):\n    return g(a)\n\ndef g(a):\n    return zwc.kocito(a)\n", "```python\n", VerdictKind.NO_LIBRARY, "no-library"),
-        ("import zwc\n\ndef solve(a):\n    return zwc.yitaf(a)\n", "```python\n", VerdictKind.NO_LIBRARY, "no-library"),
-        ("import numpy\n" + SOLVE, "```python\n", VerdictKind.USES_NUMPY, None),
-        ("import os\n" + SOLVE, "```python\n", VerdictKind.POLICY, "forbidden-module"),  # policy stays on
-        ("import zwc\n" + HELPER.replace("(value)\n", "(zwc.kocito(value))\n") + SOLVE, "```python\n", VerdictKind.RUNTIME_ERROR, "official-entry-signature"),
+        (SOLVE.rstrip("\n"), PY, VerdictKind.SYNTAX_ERROR, None),  # the import glued on
+        ("# def helper(x): zwc\n" + SOLVE, PY, VerdictKind.NO_LIBRARY, "no-library"),
+        (NO_RETURN, PY, VerdictKind.NO_LIBRARY, "return"),
+        (BARE_RETURN, PY, VerdictKind.NO_LIBRARY, "return"),
+        (DELEGATES, PY, VerdictKind.NO_LIBRARY, "no-library"),
+        (CONSTRUCTOR_ONLY, PY, VerdictKind.NO_LIBRARY, "no-library"),
+        ("import numpy\n" + SOLVE, PY, VerdictKind.USES_NUMPY, None),
+        ("import os\n" + SOLVE, PY, VerdictKind.POLICY, "forbidden-module"),  # policy stays on
+        (HELPER_FIRST, PY, VerdictKind.RUNTIME_ERROR, "official-entry-signature"),
     ],
-)  # fmt: skip
+)
 def test_static_rules(code, opening, kind, rule, official_library):
     verdict = prepared(code, opening, official_library).verdict
     assert verdict is not None and verdict.kind is kind, verdict

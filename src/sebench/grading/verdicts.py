@@ -35,10 +35,10 @@ class OfficialCategory(StrEnum):
     EXE_ERROR = "exe_error"
 
 
-# The default official category of each kind: no code and syntax errors count as `without_zwc`; anything that did not
-# finish running counts as `exe_error`. Policy refusals never run, so they are `exe_error` too; infra
-# errors are silently dropped officially, here they stay in the denominator as `exe_error` (the
-# summary also counts them apart).
+# The default official category of each kind: no code and syntax errors are `without_zwc`;
+# anything that did not finish running is `exe_error`. Policy refusals never run, so they are
+# `exe_error` too; infra errors are silently dropped officially, here they stay in the
+# denominator as `exe_error` (the summary also counts them apart).
 OFFICIAL_CATEGORY: dict[VerdictKind, OfficialCategory] = {
     VerdictKind.CORRECT: OfficialCategory.ACC,
     VerdictKind.WRONG_ANSWER: OfficialCategory.RESULT_ERROR,
