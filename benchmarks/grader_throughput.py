@@ -7,8 +7,8 @@ Samples: the dev set's NumPy references translated to the library, repeated to -
 - ours: `Grader.grade_many` (warm fork servers, isolation layers, comparison in the parent);
 - official approach: one fresh `python -c` per sample that imports NumPy and the library, runs
   the code with the test calls appended and prints the results; as many at once as --workers;
-  the official order of checks and the same comparator decide the category.
-Prints samples/s for both, the ratio, the agreement of the official categories, our per-sample
+  `official_approach.py` (its cost only: faithfulness is tested against official output).
+Prints samples/s for both, the ratio, our per-sample
 cost split (from the sandbox's timings) and the baseline: a bare fork (fork, exit, reap) of a
 process shaped like a fork server, measured in the same run, against two sums of our overhead:
 execution (everything but running the code and the static checks) and all of it.
@@ -25,7 +25,6 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))  # the official reference lives with the tests
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "sebench" / "single_test_dev.jsonl"
 
 
@@ -125,6 +124,8 @@ STATIC, REAP = "static checks", "reap + clean"
 def cost_split(grader, samples, baseline: BareFork) -> dict[str, float]:
     """Median milliseconds per stage, one sample at a time (no queueing in the numbers), with
     one baseline fork after each sample."""
+    from sebench.grading.official_rules import official_judge, official_prepare
+
     stages: dict[str, list[float]] = {}
 
     def add(name: str, seconds: float) -> None:
@@ -133,12 +134,16 @@ def cost_split(grader, samples, baseline: BareFork) -> dict[str, float]:
     for task, response in samples:
         t0 = time.perf_counter()
         prepared = grader.prepare(task, response)
+        # every verdict also carries the official-rules category: its static stage runs too
+        official = official_prepare(task, response, grader.table)
         add(STATIC, time.perf_counter() - t0)
         if prepared.job is None:
             continue
         execution = grader.execute(prepared.job)
         t1 = time.perf_counter()
         grader.judge(task, prepared, execution)
+        if official.job is not None:
+            official_judge(task, execution, grader.sandbox_config.timeout_s)
         add("compare", time.perf_counter() - t1)
         # Let the server finish its reap first: measured while it runs, each would slow the other.
         time.sleep(0.005)
@@ -160,12 +165,12 @@ def cost_split(grader, samples, baseline: BareFork) -> dict[str, float]:
 def run_official(library, samples, workers: int):
     from concurrent.futures import ThreadPoolExecutor  # not at the top: see BareFork
 
-    from tests.helpers.official_reference import official_category
+    from official_approach import run_official_approach  # next to this script
 
     start = time.perf_counter()
     with ThreadPoolExecutor(max_workers=workers) as threads:
-        categories = list(threads.map(lambda s: official_category(s[0], s[1], library), samples))
-    return categories, time.perf_counter() - start
+        list(threads.map(lambda s: run_official_approach(s[0], s[1], library), samples))
+    return time.perf_counter() - start
 
 
 def rss_mb() -> float:
@@ -181,20 +186,12 @@ def compare_mode(args) -> None:
         f"{len(samples)} samples (translated references of {args.data.name}), "
         f"{workers} workers, {os.cpu_count()} CPUs"
     )
-    verdicts, ours_s, split, fork_ms = run_ours(library, samples, workers)
-    official, official_s = run_official(library, samples, workers)
+    _, ours_s, split, fork_ms = run_ours(library, samples, workers)
+    official_s = run_official(library, samples, workers)
     ours_rate, official_rate = len(samples) / ours_s, len(samples) / official_s
-    agree = sum(verdicts[i].official_category.value == official[i] for i in range(len(samples)))
     print(f"ours:      {ours_rate:8.1f} samples/s  ({ours_s:.1f} s)")
     print(f"official:  {official_rate:8.1f} samples/s  ({official_s:.1f} s)")
     print(f"ratio:     {ours_rate / official_rate:8.1f}x")
-    print(f"agreement: {agree}/{len(samples)} official categories identical")
-    for index in range(len(samples)):
-        if verdicts[index].official_category.value != official[index]:
-            print(
-                f"  differs: {samples[index][0].task_id}: ours {verdicts[index]}, "
-                f"official {official[index]}"
-            )
     print("our cost per sample, one at a time (median ms):")
     for name, value in split.items():
         note = "  (after the reply, while the grader compares)" if name == REAP else ""

@@ -57,9 +57,28 @@ def test_the_line_scan_gives_the_same_blocks_as_the_fence_regex():
 
 
 def test_extraction_takes_linear_time_on_huge_responses_and_many_blocks():
+    """Eight times the input costs about eight times the time (quadratic would be 64): a ratio
+    measured side by side, so a loaded machine slows both sides alike."""
     import time
 
-    for hostile in ("x" * 8_000_000, "```python\nx = 1\n```\n" * 400_000, "``` py\n" * 500_000):
-        started = time.perf_counter()
-        extract_code(hostile)
-        assert time.perf_counter() - started < 2.0, hostile[:20]
+    def cost(text: str) -> float:
+        best = float("inf")
+        for _ in range(3):
+            started = time.perf_counter()
+            extract_code(text)
+            best = min(best, time.perf_counter() - started)
+        return best
+
+    for unit in ("x", "```python\nx = 1\n```\n", "``` py\n"):
+        small = unit * (100_000 // len(unit))
+        assert cost(small * 8) < 24 * cost(small), unit
+
+
+def test_the_official_rule_opens_a_block_only_with_python_and_a_newline():
+    from sebench.grading.extract import extract_code_official
+
+    assert extract_code_official("```python\nx = 1\n```\n```python\ny = 2\n```") == "y = 2\n"
+    for opening in ("```py\n", "```python \n", "```Python\n", "```python3\n", "```\n"):
+        assert extract_code_official(f"{opening}x = 1\n```") is None, opening
+    assert extract_code_official("```python\nx = 1") is None  # never closed
+    assert extract_code_official("```python\nx = 1```") == "x = 1"  # no newline kept

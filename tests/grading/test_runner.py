@@ -433,3 +433,29 @@ def test_cli_shows_the_accuracy_of_each_mode(
     )
     assert result.returncode == 0, result.stderr
     assert "mode numpy" in result.stderr and "1.000  (1 samples)" in result.stderr
+
+
+def test_rows_carry_both_rules_and_the_summary_names_its_rules(
+    tmp_path, responses, single_test_dev_path, official_library
+):
+    from sebench.grading.rules import Rules
+
+    path = write(tmp_path / "responses.jsonl", responses[:4])
+    summaries = {}
+    for rules in Rules:
+        out = tmp_path / f"{rules}.jsonl"
+        summaries[rules] = evaluate(
+            path,
+            out,
+            tmp_path / f"{rules}.json",
+            library=official_library,
+            config=config(single_test_dev_path, rules=rules),
+        )
+        rows = [json.loads(line) for line in out.read_text().splitlines()]
+        assert all(row["verdict"] and row["official"] for row in rows)
+        assert summaries[rules]["rules"] == rules.value
+        assert summaries[rules]["provenance"]["config"]["rules"] == rules.value
+    # the official fractions are the official rules' whichever rules decide the verdicts
+    assert summaries[Rules.STRICT]["official"] == summaries[Rules.OFFICIAL]["official"]
+    official = summaries[Rules.OFFICIAL]
+    assert official["accuracy"] == official["official"]["acc"]

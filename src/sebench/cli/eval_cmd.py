@@ -8,6 +8,18 @@ from typing import Annotated
 
 import typer
 
+from sebench.grading.rules import Rules
+
+RulesOption = Annotated[
+    Rules,
+    typer.Option(
+        "--rules",
+        help="Whose rules decide each verdict: strict (sebench's) or official (the official "
+        "grader's verdict logic, quirks included, still sandboxed). The official-rules "
+        "category is reported either way.",
+    ),
+]
+
 
 def eval_command(
     responses: Annotated[
@@ -49,6 +61,7 @@ def eval_command(
             help="Run untrusted code even when no isolation layer is active (unsafe).",
         ),
     ] = False,
+    rules: RulesOption = Rules.STRICT,
 ) -> None:
     """Grade RESPONSES: append one result per sample to --out, write --summary."""
     from rich.console import Console
@@ -81,6 +94,7 @@ def eval_command(
         ),
         data=sources,
         subset=str(subset) if subset is not None else None,
+        rules=rules,
     )
     library = Library.load(lib) if lib is not None else None
     counts = {"correct": 0}
@@ -128,11 +142,12 @@ def eval_command(
 def _render(console, result: dict, summary_path: Path) -> None:
     from rich.table import Table
 
-    table = Table(title=f"{result['samples']} samples, {result['tasks']} tasks", show_header=False)
+    title = f"{result['samples']} samples, {result['tasks']} tasks, {result['rules']} rules"
+    table = Table(title=title, show_header=False)
     low, high = result.get("accuracy_ci95", [0.0, 0.0])
     table.add_row("accuracy", f"{result['accuracy']:.3f}  (95% CI {low:.3f}-{high:.3f})")
     for name, value in result["official"].items():
-        table.add_row(f"official {name}", f"{value:.3f}")
+        table.add_row(f"official rules: {name}", f"{value:.3f}")
     for mode, block in result.get("per_mode", {}).items():  # numpy: the NumPy-form upper bound
         table.add_row(f"mode {mode}", f"{block['accuracy']:.3f}  ({block['samples']} samples)")
     for name, count in result["verdicts"].items():

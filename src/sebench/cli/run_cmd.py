@@ -24,6 +24,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from sebench.cli.eval_cmd import RulesOption
 from sebench.cli.rollout_cmd import (
     BackendKind,
     BackendOptions,
@@ -39,6 +40,7 @@ from sebench.cli.rollout_cmd import (
     resolve_library,
     stop_on_interrupt,
 )
+from sebench.grading.rules import Rules
 from sebench.prompts.modes import PromptMode
 
 AGENTS = (BackendKind.ORACLE, BackendKind.NUMPY_AGENT, BackendKind.PLAIN_AGENT)
@@ -198,6 +200,7 @@ def register(app: typer.Typer) -> None:
                 help="Grade even where no sandbox isolation layer is active (unsafe).",
             ),
         ] = False,
+        rules: RulesOption = Rules.STRICT,
     ) -> None:
         """Rollout, grade and summarize in one table (model x splits x modes, plus agents)."""
         from sebench.data.sources import DATA_ENV, HUB_REPO, load
@@ -223,7 +226,7 @@ def register(app: typer.Typer) -> None:
         source = data or os.environ.get(DATA_ENV) or HUB_REPO
         folder = out or Path("runs") / _slug(model or "smollm2-135m-instruct")
         eval_config = EvalConfig(
-            sandbox=SandboxConfig(workers=workers, allow_unisolated=allow_unisolated)
+            sandbox=SandboxConfig(workers=workers, allow_unisolated=allow_unisolated), rules=rules
         )
         options = BackendOptions(
             model=model,

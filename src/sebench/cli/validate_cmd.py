@@ -9,6 +9,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from sebench.cli.eval_cmd import RulesOption
+from sebench.grading.rules import Rules
+
 MAX_LISTED = 60  # non-verified tasks listed on screen; the --report file has all of them
 
 
@@ -57,6 +60,7 @@ def validate(
     no_plain: Annotated[
         bool, typer.Option("--no-plain", help="Skip running the plain-Python references.")
     ] = False,
+    rules: RulesOption = Rules.STRICT,
 ) -> None:
     """Translate and grade every task's NumPy reference; print the verified fraction per split."""
     from sebench.data.schema import SPLITS
@@ -82,7 +86,7 @@ def validate(
     else:
         splits = list(SPLITS)
     sandbox = SandboxConfig(workers=workers)
-    config = ValidateConfig(run_plain=not no_plain)
+    config = ValidateConfig(run_plain=not no_plain, rules=rules)
     reports, all_tasks = [], []
     for name in splits:
         try:

@@ -68,3 +68,25 @@ def _label_end(text: str, index: int) -> int | None:
 
 def _is_word_char(char: str) -> bool:
     return bool(char) and (char.isalnum() or char == "_")
+
+
+OFFICIAL_OPENING = "```python\n"
+
+
+def extract_code_official(response: str) -> str | None:
+    """The last block the official rule finds: only ```` ```python ```` directly followed by a
+    newline opens one (```` ```py ````, ```` ```Python ```` or a trailing space do not), and it
+    ends at the next ```` ``` ````. None when there is none; a blank block is returned as is."""
+    text = response or ""
+    found = None
+    pos = 0
+    while True:
+        start = text.find(OFFICIAL_OPENING, pos)
+        if start < 0:
+            return found
+        body = start + len(OFFICIAL_OPENING)
+        close = text.find(FENCE, body)
+        if close < 0:
+            return found  # never closed: a truncated response
+        found = text[body:close]
+        pos = close + len(FENCE)

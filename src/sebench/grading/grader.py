@@ -1,11 +1,14 @@
 """The grader: one response to one task -> one `Verdict`.
 
 Stages, in the official order of checks (see `official.py`): extract the last fenced python
-block; parse it; the static policy (NumPy first: `uses_numpy`, though officially `without_zwc`
-when no function calls the library, that check coming first there; otherwise a function with
-no library call at all is `no_library` before the other rules, as officially); then run it in
-the sandbox, which returns each test case's printed result as data plus the number of library
-calls it made; then compare in this process against the expected outputs, which never leave it.
+block; parse it; the static policy (NumPy first: `uses_numpy`; otherwise a function with no
+library call at all is `no_library` before the other rules, as officially); then run it in the
+sandbox, which returns each test case's printed result as data plus the number of library calls
+it made; then compare in this process against the expected outputs, which never leave it.
+
+Those are the strict rules (`prepare`, `judge`). The official rules (`official_rules.py`) decide
+the official category of every verdict, reusing the same sandbox run when both rules run the same
+program; under `Rules.OFFICIAL` they decide the verdict itself and the strict stages are skipped.
 """
 
 from __future__ import annotations
@@ -16,23 +19,27 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from sebench.data.schema import Task
 from sebench.grading.compare import DEFAULT_TOLERANCE, Tolerance, outputs_match
 from sebench.grading.extract import MAX_CODE_CHARS, MAX_RESPONSE_CHARS, extract_code
 from sebench.grading.official import any_library_call
+from sebench.grading.official_rules import OfficialPrepared, official_judge, official_prepare
 from sebench.grading.policy import Refusal, scan
+from sebench.grading.rules import Rules
 from sebench.grading.sandbox.execution import ExecStatus, Execution, Job
-from sebench.grading.verdicts import OfficialCategory, Verdict, VerdictKind
+from sebench.grading.verdicts import DETAIL_CHARS, Verdict, VerdictKind
+from sebench.grading.verdicts import failed_run as _failed_run
+from sebench.grading.verdicts import setup_message as _setup_message
+from sebench.grading.verdicts import short as _short
 
 if TYPE_CHECKING:
     from sebench.grading.sandbox.config import SandboxConfig
     from sebench.library.library import Library
 
 _END = object()
-DETAIL_CHARS = 300  # evidence stays short: results files must not grow with hostile output
 
 
 @dataclass(frozen=True)
@@ -43,6 +50,35 @@ class Prepared:
     job: Job | None = None
     calls_library: bool = False  # a function in the code calls the library (the official check)
     numpy_form: bool = False  # a NumPy-form task: NumPy allowed, the library not required
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """Both static stages of one sample: the strict one (None under the official rules, which
+    need only their own) and the official one, whose category every verdict carries."""
+
+    rules: Rules
+    strict: Prepared | None
+    official: OfficialPrepared
+    numpy_form: bool = False  # strict stages only; the category is the verdict's own
+
+    @property
+    def verdict(self) -> Verdict | None:
+        """The verdict when nothing needs to run."""
+        if self.numpy_form:
+            return self.strict.verdict
+        if self.official.verdict is None:
+            return None
+        if self.strict is None:
+            return self.official.verdict
+        if self.strict.verdict is None:
+            return None
+        return self.combine(self.strict.verdict, self.official.verdict)
+
+    def combine(self, strict: Verdict | None, official: Verdict) -> Verdict:
+        if strict is None:
+            return official
+        return replace(strict, official=official.official_category)
 
 
 class Grader:
@@ -60,12 +96,14 @@ class Grader:
         rel_tolerance: float | None = None,
         max_response_chars: int = MAX_RESPONSE_CHARS,
         max_code_chars: int = MAX_CODE_CHARS,
+        rules: Rules = Rules.STRICT,
     ) -> None:
         self.library = library
         self.max_response_chars = max_response_chars
         self.max_code_chars = max_code_chars
         self.table = library.table
         self.sandbox_config = sandbox_config
+        self.rules = Rules(rules)
         self.tolerance = Tolerance(absolute=tolerance, relative=rel_tolerance or 0.0)
         self._pool: Any = None
         self._numpy_pool: Any = None  # started on the first NumPy-form job
@@ -118,12 +156,14 @@ class Grader:
 
     # -- grading -----------------------------------------------------------------------------
     def grade(self, task: Task, response: str | None, *, numpy_form: bool = False) -> Verdict:
-        """`numpy_form`: grade as a NumPy-form task (prompt mode `numpy`, the paper's upper
+        """The verdict by this grader's rules, carrying the official-rules category.
+
+        `numpy_form`: grade as a NumPy-form task (prompt mode `numpy`, the paper's upper
         bound): NumPy is allowed and the library is not required; the sandbox is the same."""
-        prepared = self._prepare_safely(task, response, numpy_form)
-        if prepared.verdict is not None:
-            return prepared.verdict
-        return self._run_and_judge(task, prepared)
+        plan = self._plan(task, response, numpy_form)
+        if plan.verdict is not None:
+            return plan.verdict
+        return self._run_and_judge(task, plan)
 
     def grade_many(
         self,
@@ -151,13 +191,13 @@ class Grader:
                         break
                     task, response = item[0], item[1]
                     numpy = numpy_form is not None and numpy_form(item)
-                    prepared = self._prepare_safely(task, response, numpy)
-                    if prepared.verdict is not None:
-                        backlog.append((item, prepared.verdict))
+                    plan = self._plan(task, response, numpy)
+                    if plan.verdict is not None:
+                        backlog.append((item, plan.verdict))
                         if len(backlog) >= limit:
                             break
                         continue
-                    future = threads.submit(self._run_and_judge, task, prepared)
+                    future = threads.submit(self._run_and_judge, task, plan)
                     pending[future] = item
                 while backlog:
                     item, verdict = backlog.popleft()
@@ -176,18 +216,73 @@ class Grader:
                         on_result(item, verdict)
                     yield item, verdict
 
-    def _prepare_safely(self, task: Task, response: str | None, numpy_form: bool) -> Prepared:
+    def _plan(self, task: Task, response: str | None, numpy_form: bool = False) -> _Plan:
+        too_large = self._size_refusal(response or "")
+        if too_large is not None:  # before either stage parses anything
+            return _Plan(self.rules, Prepared(too_large), OfficialPrepared(too_large))
+        if numpy_form:
+            # The official rules are those of library tasks: a NumPy-form task is graded by
+            # the strict stages alone, its official category the one its verdict maps to.
+            strict = self._prepare_safely(task, response, numpy_form=True)
+            return _Plan(Rules.STRICT, strict, OfficialPrepared(None), numpy_form=True)
+        strict = None if self.rules is Rules.OFFICIAL else self._prepare_safely(task, response)
+        try:
+            official = official_prepare(task, response, self.table)
+        except Exception as exc:  # a grader bug on one response must not end a long run
+            official = OfficialPrepared(_infra_error("official static checks", exc))
+        return _Plan(self.rules, strict, official)
+
+    def _size_refusal(self, response: str) -> Verdict | None:
+        if len(response) > self.max_response_chars:
+            return _too_large("response", len(response), self.max_response_chars)
+        code = extract_code(response)  # linear in the response; parsing is what costs
+        if code is not None and len(code) > self.max_code_chars:
+            return _too_large("code block", len(code), self.max_code_chars)
+        return None
+
+    def _prepare_safely(
+        self, task: Task, response: str | None, *, numpy_form: bool = False
+    ) -> Prepared:
         try:
             return self.prepare(task, response, numpy_form=numpy_form)
         except Exception as exc:  # a grader bug on one response must not end a long run
             return Prepared(_infra_error("static checks", exc))
 
-    def _run_and_judge(self, task: Task, prepared: Prepared) -> Verdict:
-        execution = self.execute(prepared.job, numpy_form=prepared.numpy_form)
-        try:
-            return self.judge(task, prepared, execution)
-        except Exception as exc:
-            return _infra_error("judging", exc)
+    def _run_and_judge(self, task: Task, plan: _Plan) -> Verdict:
+        """Run what the static stages left open, once when both rules run the same program."""
+        strict = plan.strict
+        verdict, execution = strict.verdict if strict is not None else None, None
+        if strict is not None and strict.job is not None:
+            execution = self.execute(strict.job, numpy_form=strict.numpy_form)
+            try:
+                verdict = self.judge(task, strict, execution)
+            except Exception as exc:
+                verdict = _infra_error("judging", exc)
+        if plan.numpy_form:
+            return verdict
+        official = plan.official.verdict
+        if official is None:
+            job = plan.official.job
+            same_program = (
+                strict is not None
+                and strict.job is not None
+                and (
+                    job.entry_point == strict.job.entry_point
+                    and job.code == strict.job.code + f"import {self.table.package}\n"
+                )
+            )
+            if execution is None or not same_program:
+                execution = self.execute(job)
+            try:
+                official = official_judge(task, execution, self._budget_s)
+            except Exception as exc:
+                official = _infra_error("official judging", exc)
+        return plan.combine(verdict, official)
+
+    @property
+    def _budget_s(self) -> float:
+        config = self.sandbox_config
+        return config.timeout_s if config is not None else 3.0
 
     def execute(self, job: Job, *, numpy_form: bool = False) -> Execution:
         self.start()
@@ -203,13 +298,12 @@ class Grader:
         and the policy (for a NumPy-form task: without the NumPy import rule and without the
         library-use rule)."""
         response = response or ""
-        if len(response) > self.max_response_chars:
-            return Prepared(_too_large("response", len(response), self.max_response_chars))
+        too_large = self._size_refusal(response)
+        if too_large is not None:
+            return Prepared(too_large)
         code = extract_code(response)
         if code is None:
             return Prepared(Verdict(VerdictKind.NO_CODE, detail="no fenced python block"))
-        if len(code) > self.max_code_chars:
-            return Prepared(_too_large("code block", len(code), self.max_code_chars))
         try:
             tree = ast.parse(code)
         except SyntaxError as exc:
@@ -232,19 +326,13 @@ class Grader:
             refusals = [r for r in refusals if r.rule != "numpy-import"]
             calls_library = True  # not required: nothing below may ask for it
         numpy = next((r for r in refusals if r.numpy), None)
-        if numpy is not None and not numpy_form:
-            # The kind says what the code did (tables show a NumPy agent as uses_numpy); the
-            # official category follows the official order, where "no library call in the
-            # function" is decided before NumPy use.
-            official = None if calls_library else OfficialCategory.WITHOUT_ZWC
+        if numpy is not None:
+            # The kind says what the code did (tables show a NumPy agent as uses_numpy); its
+            # official category (often without_zwc) is the official rules' (`official_rules`).
             detail = numpy.detail if calls_library else f"{numpy.detail}; {_NO_LIBRARY_IN_CODE}"
             return Prepared(
                 Verdict(
-                    VerdictKind.USES_NUMPY,
-                    rule=numpy.rule,
-                    line=numpy.line,
-                    detail=_short(detail),
-                    official=official,
+                    VerdictKind.USES_NUMPY, rule=numpy.rule, line=numpy.line, detail=_short(detail)
                 )
             )
         if refusals and not calls_library:
@@ -346,35 +434,6 @@ def _no_library_static(refusal: Refusal | None) -> Verdict:
     return Verdict(VerdictKind.NO_LIBRARY, rule="no-library-call", detail=detail)
 
 
-def _failed_run(execution: Execution, case: int) -> Verdict:
-    detail = _short(execution.detail or "")
-    match execution.status:
-        case ExecStatus.TIMEOUT:
-            return Verdict(VerdictKind.TIMEOUT, case=case, detail=detail or None)
-        case ExecStatus.MEMORY:
-            return Verdict(
-                VerdictKind.MEMORY, case=case, error_type="MemoryError", detail=detail or None
-            )
-        case ExecStatus.OUTPUT_LIMIT:
-            return Verdict(
-                VerdictKind.RUNTIME_ERROR,
-                case=case,
-                error_type="OutputLimit",
-                detail=detail or None,
-            )
-        case _:  # CRASHED, or OK with missing cases: no complete result is a failure, never a pass
-            return Verdict(
-                VerdictKind.RUNTIME_ERROR,
-                case=case,
-                error_type="Crashed",
-                detail=detail or "the program stopped before reporting every test case",
-            )
-
-
-def _setup_message(execution: Execution) -> str:
-    return getattr(execution, "setup_message", None) or execution.setup_error or ""
-
-
 def _first_function(tree: ast.Module) -> str | None:
     """The official fallback when a row names no function: the first function the code defines."""
     for node in tree.body:
@@ -389,24 +448,23 @@ def _clip(text: str | None, limit: int = 120) -> str:
     return repr(text if len(text) <= limit else text[:limit] + "...")
 
 
-def _short(text: str) -> str:
-    return text if len(text) <= DETAIL_CHARS else text[: DETAIL_CHARS - 3] + "..."
-
-
 _shared: dict[str, Grader] = {}
 _shared_lock = threading.Lock()
 
 
-def grade(task: Task, response: str | None, library: Library) -> Verdict:
-    """Grade one response with a grader shared per library, started on first use (an RL reward
-    calls this many times; the warm sandbox is reused). Closed when the interpreter exits."""
-    key = str(library.root)
+def grade(
+    task: Task, response: str | None, library: Library, rules: Rules = Rules.STRICT
+) -> Verdict:
+    """Grade one response with a grader shared per library and rules, started on first use (an
+    RL reward calls this many times; the warm sandbox is reused). Closed when the interpreter
+    exits."""
+    key = f"{library.root}\x00{Rules(rules).value}"
     with _shared_lock:
         grader = _shared.get(key)
         if grader is None:
             import atexit
 
-            grader = Grader(library).start()
+            grader = Grader(library, rules=rules).start()
             _shared[key] = grader
             atexit.register(grader.close)
     return grader.grade(task, response)

@@ -1,12 +1,12 @@
-"""The official order of checks, and its static "does the function call the library" rule.
+"""The official order of checks, as the strict rules keep it, and resolving library names.
 
 Officially, before anything runs: a response whose function has no call into the library, or
 whose only call is the array constructor, is `without_zwc`; after that, a NumPy import is `numpy`;
-then the code runs (`exe_error` when it fails) and is compared (`result_error` / `acc`). We keep
-that order for everything we do not run (NumPy code, policy refusals) and for runs that fail, so
-honest responses land in the same official category under both graders. For runs that finish,
-library use is decided at run time from the sandbox's call counts instead, which a dead call
-(`if False: zwc.f(x)`) cannot satisfy.
+then the code runs (`exe_error` when it fails) and is compared (`result_error` / `acc`). The strict
+rules keep that order for everything they do not run (NumPy code, policy refusals) and for runs
+that fail, looking at every function of the code; for runs that finish, library use is decided at
+run time from the sandbox's call counts instead, which a dead call (`if False: zwc.f(x)`) cannot
+satisfy. The official rules' own reading (the first `def`'s body only) is `official_rules.py`.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def any_library_call(
     imports: list[ast.AST], function_calls: list[ast.Call], table: LibraryNames
 ) -> bool:
     """The same, from what `policy.scan` found: the code's imports and its calls in functions."""
-    bindings = _library_bindings(imports, table.package)
+    bindings = library_bindings(imports, table.package)
     if not bindings:
         return False
     # Only a star import needs the name list (to tell library names from the code's own).
@@ -51,7 +51,7 @@ def any_library_call(
     return False
 
 
-def _library_bindings(imports: list[ast.AST], package: str) -> dict[str, str]:
+def library_bindings(imports: list[ast.AST], package: str) -> dict[str, str]:
     """Local name -> qualified library name, for every import of the library in the code."""
     bindings: dict[str, str] = {}
     for node in imports:

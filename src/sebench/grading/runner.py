@@ -21,6 +21,7 @@ from sebench.grading.compare import DEFAULT_TOLERANCE
 from sebench.grading.extract import MAX_CODE_CHARS, MAX_RESPONSE_CHARS
 from sebench.grading.metrics import Graded, breakdown, score
 from sebench.grading.responses import BadRow, Item, SampleKey, load_tasks, read_responses
+from sebench.grading.rules import Rules
 from sebench.grading.verdicts import OfficialCategory, Verdict, VerdictKind
 from sebench.jsonl import JsonlAppender, iter_jsonl
 from sebench.prompts.modes import PromptMode
@@ -43,6 +44,8 @@ class EvalConfig:
     subset: str | None = None
     max_response_chars: int = MAX_RESPONSE_CHARS  # larger: `policy` / `response-too-large`
     max_code_chars: int = MAX_CODE_CHARS  # of the extracted block; the same verdict
+    # whose rules decide `verdict`; every row also carries the official-rules category
+    rules: Rules = Rules.STRICT
 
     def to_dict(self) -> dict[str, Any]:
         sandbox = self.sandbox.to_dict() if self.sandbox is not None else None
@@ -54,6 +57,7 @@ class EvalConfig:
             "subset": self.subset,
             "max_response_chars": self.max_response_chars,
             "max_code_chars": self.max_code_chars,
+            "rules": Rules(self.rules).value,
         }
 
 
@@ -134,6 +138,7 @@ def evaluate(
                 config.rel_tolerance,
                 max_response_chars=config.max_response_chars,
                 max_code_chars=config.max_code_chars,
+                rules=config.rules,
             ) as grader:
                 for (_, _, item), verdict in grader.grade_many(work(), numpy_form=_numpy_form):
                     record(item, verdict)
@@ -202,6 +207,8 @@ def summarize(
             )
         )
     summary = score(samples)
+    # `verdicts` and `accuracy` follow these rules; `official` is always the official rules'
+    summary["rules"] = Rules(config.rules if config is not None else Rules.STRICT).value
     summary["infra_errors"] = summary["verdicts"][VerdictKind.INFRA_ERROR.value]
     summary["bad_rows"] = len(bad)
     summary["bad_row_errors"] = bad[:MAX_REPORTED_BAD_ROWS]

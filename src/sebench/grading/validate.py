@@ -29,6 +29,7 @@ from sebench.data.schema import Task
 from sebench.data.translate import Translation, to_library
 from sebench.grading.compare import outputs_match
 from sebench.grading.grader import Grader
+from sebench.grading.rules import Rules
 from sebench.grading.verdicts import Verdict, VerdictKind
 from sebench.jsonl import write_jsonl
 from sebench.provenance import provenance
@@ -65,6 +66,7 @@ class PlainOutcome(StrEnum):
 class ValidateConfig:
     reference_timeout_s: float = 10.0  # per NumPy original; generous: it only classifies failures
     run_plain: bool = True  # also run the plain-Python references
+    rules: Rules = Rules.STRICT  # whose rules grade the translated references
 
 
 @dataclass(frozen=True)
@@ -161,7 +163,7 @@ def validate(
         if t.numpy_reference is not None
     }
     own_grader = grader is None
-    grader = grader or Grader(library, sandbox_config)
+    grader = grader or Grader(library, sandbox_config, rules=config.rules)
     try:
         grader.start()
         verdicts = _grade_translations(grader, tasks, translations)

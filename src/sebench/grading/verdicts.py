@@ -6,6 +6,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from sebench.grading.sandbox.execution import ExecStatus, Execution
+
+DETAIL_CHARS = 300  # evidence stays short: results files must not grow with hostile output
+
 
 class VerdictKind(StrEnum):
     CORRECT = "correct"
@@ -31,10 +35,10 @@ class OfficialCategory(StrEnum):
     EXE_ERROR = "exe_error"
 
 
-# Official categories: no code and syntax errors count as `without_zwc`; anything that did not
-# finish running counts as `exe_error`. Policy refusals never run, so they are `exe_error` too; infra
-# errors are silently dropped officially, here they stay in the denominator as `exe_error` (the
-# summary also counts them apart).
+# The default official category of each kind: no code and syntax errors are `without_zwc`;
+# anything that did not finish running is `exe_error`. Policy refusals never run, so they are
+# `exe_error` too; infra errors are silently dropped officially, here they stay in the
+# denominator as `exe_error` (the summary also counts them apart).
 OFFICIAL_CATEGORY: dict[VerdictKind, OfficialCategory] = {
     VerdictKind.CORRECT: OfficialCategory.ACC,
     VerdictKind.WRONG_ANSWER: OfficialCategory.RESULT_ERROR,
@@ -60,9 +64,10 @@ class Verdict:
     error_type: str | None = None  # exception type name for runtime errors: "ValueError"
     case: int | None = None  # index of the first test case that failed
     detail: str | None = None  # a short human-readable explanation
-    # The official category when it is not the kind's default: NumPy code whose function calls
-    # no library function is `uses_numpy` here but `without_zwc` officially (that check comes
-    # first there). None otherwise, so equal verdicts compare equal however they were built.
+    # The official rules' category when it is not the kind's default (the grader sets it on
+    # every verdict: `[[2.5]]` for `2.5` is `wrong_answer` but `acc` officially; NumPy code
+    # without a library call is `uses_numpy` but `without_zwc`). None otherwise, so equal
+    # verdicts compare equal however they were built.
     official: OfficialCategory | None = None
 
     def __post_init__(self) -> None:
@@ -101,3 +106,36 @@ class Verdict:
         if self.official is not None:
             evidence.append(f"official={self.official.value!r}")
         return f"{self.kind.value}({', '.join(evidence)})" if evidence else self.kind.value
+
+
+def short(text: str) -> str:
+    return text if len(text) <= DETAIL_CHARS else text[: DETAIL_CHARS - 3] + "..."
+
+
+def failed_run(execution: Execution, case: int) -> Verdict:
+    detail = short(execution.detail or "")
+    match execution.status:
+        case ExecStatus.TIMEOUT:
+            return Verdict(VerdictKind.TIMEOUT, case=case, detail=detail or None)
+        case ExecStatus.MEMORY:
+            return Verdict(
+                VerdictKind.MEMORY, case=case, error_type="MemoryError", detail=detail or None
+            )
+        case ExecStatus.OUTPUT_LIMIT:
+            return Verdict(
+                VerdictKind.RUNTIME_ERROR,
+                case=case,
+                error_type="OutputLimit",
+                detail=detail or None,
+            )
+        case _:  # CRASHED, or OK with missing cases: no complete result is a failure, never a pass
+            return Verdict(
+                VerdictKind.RUNTIME_ERROR,
+                case=case,
+                error_type="Crashed",
+                detail=detail or "the program stopped before reporting every test case",
+            )
+
+
+def setup_message(execution: Execution) -> str:
+    return getattr(execution, "setup_message", None) or execution.setup_error or ""

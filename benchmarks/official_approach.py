@@ -1,12 +1,11 @@
-"""A small, independent reference of the official grader, for comparing against ours.
+"""The official approach's cost, for `grader_throughput.py`: not a model of its verdicts.
 
-Used by the faithfulness tests (same official category for honest responses) and by
-`benchmarks/grader_throughput.py` (the official approach's cost: one fresh interpreter per sample
-that imports NumPy and the library). The official rules: a regex check for a library call inside
-the function (any indented line, helpers included), a regex check for NumPy imports, then the
-program run with the test calls appended, its stdout split on '#' and compared per test case
-with the shared comparator (the official comparator's known bugs only matter for dict results
-and cheats, not for honest responses). Never run this on hostile code: it has no sandbox.
+One fresh interpreter per sample that imports NumPy and the library, runs the program with the
+test calls appended and prints the results, after a regex check for a library call and for NumPy
+imports; the printed results are compared with sebench's comparator. Its categories are only
+there so that the work done is the same kind of work: whether sebench gives the official
+grader's categories is tested against the official grader's own output
+(`tests/grading/test_faithfulness.py`). Never run this on hostile code: it has no sandbox.
 """
 
 from __future__ import annotations
@@ -21,8 +20,8 @@ from sebench.grading.compare import outputs_match
 MARKER = "=====sebench-results====="
 
 
-def official_category(task, response: str, library, timeout_s: float = 3.0) -> str:
-    """`acc`, `without_zwc`, `numpy`, `result_error` or `exe_error`, by the official rules."""
+def run_official_approach(task, response: str, library, timeout_s: float = 3.0) -> str:
+    """Grade one sample the official way (a fresh interpreter); returns a category name."""
     blocks = re.findall(r"```python\n(.*?)```", response, re.DOTALL)
     if not blocks:
         return "without_zwc"
