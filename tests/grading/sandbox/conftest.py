@@ -10,26 +10,19 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
 import pytest
 
-from sebench.grading.sandbox import SandboxConfig, SandboxPool
+from sebench.grading.sandbox import SandboxConfig, SandboxPool, isolation
 
-RUNTIME = """
-_calls = 0
-_non_constructor_calls = 0
-def call_counts():
-    return _calls, _non_constructor_calls
-def reset_call_counts():
-    global _calls, _non_constructor_calls
-    _calls = _non_constructor_calls = 0
-def _record(is_constructor):
-    global _calls, _non_constructor_calls
-    _calls += 1
-    if not is_constructor:
-        _non_constructor_calls += 1
-"""
+# Every layer but the audit hook's refusals: for tests that probe the layers below it from inside
+# a child (through ctypes, frames, /proc), which the hook would refuse first.
+BELOW_INTROSPECTION = tuple(name for name in isolation.LAYERS if name != "introspection")
+
+# the library's real runtime: every call goes through `_runtime.call` (the grader's audit hook)
+RUNTIME = (resources.files("sebench.library.runtime") / "_runtime.py").read_text()
 
 PACKAGE = """
 import numpy as _np
@@ -43,16 +36,13 @@ class ZWCArray:
         return str(self._data)
 
 def yitaf(x):
-    _runtime._record(True)
-    return ZWCArray(x)
+    return _runtime.call(ZWCArray, True, (x,), {})
 
 def mumeko(n):  # numpy.ones
-    _runtime._record(False)
-    return ZWCArray(_np.ones(n))
+    return _runtime.call(lambda n: ZWCArray(_np.ones(n)), False, (n,), {})
 
-def kocito(x):
-    _runtime._record(False)
-    return _np.mean(x._data if isinstance(x, ZWCArray) else x)
+def kocito(x):  # numpy.mean
+    return _runtime.call(_np.mean, False, (x._data if isinstance(x, ZWCArray) else x,), {})
 """
 
 SUBMODULE = """
@@ -60,8 +50,7 @@ import numpy as _np
 from .. import _runtime
 
 def quvohe(a):
-    _runtime._record(False)
-    return _np.linalg.inv(a)
+    return _runtime.call(_np.linalg.inv, False, (a,), {})
 """
 
 SECRET = "EXPECTED-OUTPUT-7f3a9c"
@@ -93,6 +82,20 @@ def standin_library(tmp_path_factory: pytest.TempPathFactory) -> StandInLibrary:
 def pool(standin_library: StandInLibrary):
     """One warm server; a short timeout and memory budget keep hostile tests quick."""
     config = SandboxConfig(workers=1, timeout_s=1.5, memory_mb=256, max_output_bytes=64 << 10)
+    with SandboxPool(standin_library, config) as warm:
+        yield warm
+
+
+@pytest.fixture(scope="session")
+def pool_below_introspection(standin_library: StandInLibrary):
+    """A warm server whose children may use ctypes, frames and /proc: the layers below."""
+    config = SandboxConfig(
+        workers=1,
+        timeout_s=1.5,
+        memory_mb=256,
+        max_output_bytes=64 << 10,
+        layers=BELOW_INTROSPECTION,
+    )
     with SandboxPool(standin_library, config) as warm:
         yield warm
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import textwrap
 
 from sebench.grading.sandbox import Job, SandboxConfig, SandboxPool
+from tests.grading.sandbox.conftest import BELOW_INTROSPECTION
 
 HEAVY = ("threading", "logging", "subprocess", "concurrent.futures", "queue", "multiprocessing")
 
@@ -21,6 +22,8 @@ LIST_HEAVY = textwrap.dedent(f"""
 
 
 def test_the_server_a_child_is_forked_from_has_no_module_with_a_fork_handler(official_library):
-    with SandboxPool(official_library, SandboxConfig(workers=1)) as pool:
+    # `sys.modules` is the real one only below the introspection layer
+    config = SandboxConfig(workers=1, layers=BELOW_INTROSPECTION)
+    with SandboxPool(official_library, config) as pool:
         execution = pool.run(Job(LIST_HEAVY, "solve", ("",)))
     assert execution.cases[0].printed == "[]"

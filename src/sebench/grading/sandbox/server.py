@@ -36,9 +36,11 @@ import site  # noqa: E402 - under -S (see isolation.server_command) it only defi
 import time  # noqa: E402
 
 from sebench.grading.sandbox import (  # noqa: E402
+    audit,
     child,
     import_guard,
     isolation,
+    perturbation,
     protocol,
     zygote,
 )
@@ -110,19 +112,33 @@ class Server:
         importlib.import_module(package)
         importlib.import_module(f"{package}.{library['submodule']}")
         runtime = importlib.import_module(f"{package}._runtime")
+        # listed before the mount namespace may hide the library's folder (a root under /tmp)
+        library_files = _sources(os.path.dirname(runtime.call.__code__.co_filename))
         preimport()
         self.isolation = isolation.setup_server(config, protected=[library["root"]])
         sys.path.remove(library["root"])
         # Installed here, once, rather than in each child: the server imports nothing more, and
         # every child inherits the guard without paying for setting it up.
-        import_guard.install((package,))
+        perturb = perturbation.perturber(importlib.import_module("numpy"))  # before the guard
+        guard_introspection = self.isolation.layers["introspection"]
+        frame_readers = import_guard.install((package,), guard_introspection)
+        # The hook's controls are held by this frame and the zygote's only: never by a module.
+        controls = audit.install(
+            call_code=runtime.call.__code__,
+            library_files=library_files,
+            protected_files=_sources(os.path.dirname(child.__file__)),
+            frame_readers=frame_readers,
+            perturb=perturb,
+            refuse_introspection=guard_introspection,
+        )
         # The server's environment (already free of the grader's variables) is the children's.
         os.environ["HOME"] = os.environ["TMPDIR"] = self.isolation.scratch
         # Objects that exist now are never collected: a collection in a child would otherwise
         # write to every object's header and copy the whole heap page by page (copy-on-write).
         gc.freeze()
         self.results, results_write = os.pipe()  # every child's frames, one child at a time
-        self.zygote = zygote.start(config, self.isolation, runtime, jobs, results_write)
+        self.zygote = zygote.start(config, self.isolation, controls, jobs, results_write)
+        del controls
         os.close(results_write)
         self._child: int | None = None  # the last child, until `finish` is done with it
         self._exit: tuple[int, int] | None = None  # how it ended (si_code, si_status), once known
@@ -392,6 +408,16 @@ class Server:
             else:
                 with contextlib.suppress(OSError):
                     os.unlink(path)
+
+
+def _sources(folder: str) -> set[str]:
+    """The Python source files under `folder`, named as their code objects name them."""
+    return {
+        os.path.join(parent, name)
+        for parent, _, names in os.walk(folder)
+        for name in names
+        if name.endswith(".py")
+    }
 
 
 def _text(value: object) -> str | None:
