@@ -6,11 +6,14 @@ when no function calls the library, that check coming first there; otherwise a f
 no library call at all is `no_library` before the other rules, as officially); then run it in
 the sandbox, which returns each test case's printed result as data plus the number of library
 calls it made; then compare in this process against the expected outputs, which never leave it.
+A correct answer is run once more with every library result perturbed: if no test case prints
+anything else, the answer does not depend on the library, and the verdict is `no_library`.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -157,9 +160,40 @@ class Grader:
     def _run_and_judge(self, task: Task, prepared: Prepared) -> Verdict:
         execution = self.execute(prepared.job)
         try:
-            return self.judge(task, prepared, execution)
+            verdict = self.judge(task, prepared, execution)
+            if verdict.kind is VerdictKind.CORRECT and prepared.job is not None:
+                verdict = self.confirm_dependence(prepared.job, execution)
+            return verdict
         except Exception as exc:
             return _infra_error("judging", exc)
+
+    def confirm_dependence(self, job: Job, execution: Execution) -> Verdict:
+        """The rule "the answer depends on the library", for an answer judged correct: run it
+        again with every library result perturbed (sandbox/perturbation.py); when every test
+        case prints the same, what it printed did not come from the library.
+
+        A bare call, an unused result or a call inside `try/except: pass` all count as library
+        use at run time; none of them changes the answer. Only correct answers pay for the
+        second run."""
+        rerun = self.execute(dataclasses.replace(job, perturbed=True))
+        if rerun.status is ExecStatus.INFRA_ERROR:
+            return Verdict(VerdictKind.INFRA_ERROR, detail=_short(f"perturbed run: {rerun.detail}"))
+        unchanged = (
+            rerun.status is ExecStatus.OK
+            and rerun.setup_error is None
+            and len(rerun.cases) == len(execution.cases)
+            and all(
+                (a.printed, a.error_type) == (b.printed, b.error_type)
+                for a, b in zip(rerun.cases, execution.cases, strict=True)
+            )
+        )
+        if unchanged:
+            return Verdict(
+                VerdictKind.NO_LIBRARY,
+                rule="answer-independent-of-library",
+                detail="every test case printed the same with every library result perturbed",
+            )
+        return Verdict(VerdictKind.CORRECT)
 
     def execute(self, job: Job) -> Execution:
         self.start()

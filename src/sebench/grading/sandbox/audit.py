@@ -55,8 +55,6 @@ REFUSED_EVENTS = frozenset(
         "gc.get_objects",
         "gc.get_referrers",
         "gc.get_referents",
-        "function.__new__",
-        "code.__new__",
         "pickle.find_class",
     )
 )
@@ -134,9 +132,13 @@ def install(
             return
         if not refuse_introspection:
             return
-        if event in refused_events or event[:7] == "ctypes.":
+        if event == "function.__new__" or event == "code.__new__":
+            # the library makes its own functions (a vectorized callable); nothing else may
+            if caller_code().co_filename not in library:
+                raise refuse(event)
+        elif event in refused_events or event[:7] == "ctypes.":
             raise refuse(event)
-        if event == "sys._getframe":
+        elif event == "sys._getframe":
             if caller_code() not in readers:
                 raise value_error("call stack is not deep enough")
         elif event == "object.__getattr__":

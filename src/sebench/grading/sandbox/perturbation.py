@@ -2,8 +2,12 @@
 depends on the library", `Grader`).
 
 Every number moves (floats and complex numbers `x * 1.1 + 0.37`, integers and indices `+ 1`),
-every boolean flips, shapes, types and containers stay as they were: a program that uses what the
-library computed prints something else; one whose answers come from elsewhere prints the same.
+every boolean flips, and an array grows by one row (its last, repeated); element types and
+containers stay as they were. A program that uses what the library computed prints something
+else; one whose answers come from elsewhere prints the same. Rows, not only values: an honest
+program may use nothing but an array's shape (the dev set's `np.empty` task returns the shape
+and dtype of an uninitialised array), and a program that breaks on the changed shape has shown
+that its answer depends on it.
 Never an exception (an exception would let a call wrapped in `try/except: pass` through, and
 would change what honest code prints for a reason other than its answer); a value of a kind not
 listed (text, None, a dtype) is returned unchanged.
@@ -21,9 +25,14 @@ INTEGER_SHIFT = 1
 
 def perturber(np: Any) -> Callable[[Any], Any]:
     """The function that nudges one raw result of a NumPy function (made in the fork server)."""
-    ndarray, generic, logical_not = np.ndarray, np.generic, np.logical_not
+    ndarray, generic, logical_not, concatenate = (
+        np.ndarray,
+        np.generic,
+        np.logical_not,
+        np.concatenate,
+    )
 
-    def array(value):
+    def values(value):
         kind = value.dtype.kind
         if kind == "b":
             return logical_not(value)
@@ -37,7 +46,13 @@ def perturber(np: Any) -> Callable[[Any], Any]:
             for index in range(flat.size):
                 flat[index] = nudge(flat[index])
             return nudged
-        return value  # text, bytes, records
+        return value  # text, bytes, records: only the rows change
+
+    def array(value):
+        nudged = values(value)
+        if isinstance(nudged, ndarray) and nudged.ndim >= 1 and nudged.shape[0] >= 1:
+            return concatenate((nudged, nudged[-1:]))
+        return nudged
 
     def nudge(value):
         kind = type(value)
