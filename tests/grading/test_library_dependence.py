@@ -58,7 +58,9 @@ def irrelevant_calls(n: Names) -> dict[str, tuple[str, str]]:
 
 def cheat(task: Task, n: Names, before: str, inside: str) -> str:
     """Answers looked up by the call's own arguments: no library knowledge at all."""
-    table = {_key(text): expected for text, expected in zip(task.test_inputs, task.expected)}
+    table = {
+        _key(text): expected for text, expected in zip(task.test_inputs, task.expected, strict=True)
+    }
     return (
         f"import {n.package}\n\nANSWERS = {table!r}\n\n{before}"
         f"def {task.entry_point}(*args, **kwargs):\n{inside}"

@@ -60,9 +60,7 @@ needs_helper = pytest.mark.skipif(isolation._confine is None, reason="the helper
 
 
 def observe(standin_library, compiled: bool, layers=None) -> tuple[str, str]:
-    config = SandboxConfig(
-        workers=1, compiled_setup=compiled, layers=layers or BELOW_INTROSPECTION
-    )
+    config = SandboxConfig(workers=1, compiled_setup=compiled, layers=layers or BELOW_INTROSPECTION)
     secret = standin_library.root / "sebench_library.json"
     assert SECRET in secret.read_text()
     code = f"SECRET_PATH = {str(secret)!r}\n{STATE}"

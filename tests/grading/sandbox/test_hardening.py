@@ -82,7 +82,9 @@ def test_a_job_cannot_widen_what_later_jobs_may_read(pool_below_introspection, s
     """,
     )
     assert poison.cases[0].printed == "[]", poison
-    exploit = run(pool_below_introspection, f"def solve(x):\n    return open({str(metadata)!r}).read()\n")
+    exploit = run(
+        pool_below_introspection, f"def solve(x):\n    return open({str(metadata)!r}).read()\n"
+    )
     assert exploit.cases[0].error_type in {"PermissionError", "FileNotFoundError"}
     assert SECRET not in str(exploit)
 

@@ -159,9 +159,10 @@ def install(
             name = args[1]
             if type_(name) is str_ and (name in protected or name[:8] == "<frozen "):
                 raise refuse("compiling under the name of trusted code")
-        elif event == "open":
-            if type_(args[0]) is not int and names_proc(fsdecode(args[0]), realpath):
-                raise permission_error(13, "opening /proc is not available to the graded program")
+        elif (
+            event == "open" and type_(args[0]) is not int and names_proc(fsdecode(args[0]), realpath)
+        ):
+            raise permission_error(13, "opening /proc is not available to the graded program")
 
     def arm(perturbed: bool) -> None:
         state[0], state[1] = True, perturbed is True
@@ -173,7 +174,23 @@ def install(
         return state[2], state[3]
 
     sys.addaudithook(hook)
+    if refuse_introspection:
+        _refuse_signal_handlers()
     return Controls(arm, reset, counts)
+
+
+def _refuse_signal_handlers() -> None:
+    """A Python signal handler receives the running frame, and installing one raises no audit
+    event: where seccomp works the child's filter refuses `rt_sigaction` itself (seccomp.py);
+    this takes the Python function away everywhere (nothing in the server or the zygote
+    installs a handler after this point)."""
+    import _signal
+    import signal
+
+    def refused(signalnum: object, handler: object) -> None:
+        raise RuntimeError("signal handlers are not available to the graded program")
+
+    _signal.signal = signal.signal = refused
 
 
 def _names_proc(path: str, realpath: Callable[[str], str]) -> bool:

@@ -59,11 +59,26 @@ INTROSPECTION = (
     "sebench",
 )
 # What `import sys` gives the graded program (the static policy's `sys` allow-list, policy.py).
-SYS_ATTRIBUTES = (
-    "maxsize maxunicode float_info int_info float_repr_style byteorder version version_info "
-    "hexversion setrecursionlimit getrecursionlimit set_int_max_str_digits "
-    "get_int_max_str_digits getsizeof exit stdin stdout stderr"
-).split()
+SYS_ATTRIBUTES = [
+    "maxsize",
+    "maxunicode",
+    "float_info",
+    "int_info",
+    "float_repr_style",
+    "byteorder",
+    "version",
+    "version_info",
+    "hexversion",
+    "setrecursionlimit",
+    "getrecursionlimit",
+    "set_int_max_str_digits",
+    "get_int_max_str_digits",
+    "getsizeof",
+    "exit",
+    "stdin",
+    "stdout",
+    "stderr",
+]
 
 
 def install(trusted_packages: tuple[str, ...], guard_introspection: bool) -> frozenset[CodeType]:
@@ -148,7 +163,9 @@ def install(trusted_packages: tuple[str, ...], guard_introspection: bool) -> fro
             absolute = resolve_relative(name, package)
         except Exception:
             absolute = None
-        if (within(absolute, introspection) or absolute == stand_in_sys) and caller_module(1) is None:
+        if (within(absolute, introspection) or absolute == stand_in_sys) and caller_module(
+            1
+        ) is None:
             raise ImportError(f"No module named {absolute!r}", name=absolute)
         if (absolute is not None and not within(absolute, REFUSED)) or caller_is_trusted(1):
             return real_import_module(name, package)
@@ -156,7 +173,9 @@ def install(trusted_packages: tuple[str, ...], guard_introspection: bool) -> fro
 
     def guarded_importlib_import(name, globals=None, locals=None, fromlist=(), level=0):  # noqa: A002
         absolute = target(name, globals, level)
-        if (within(absolute, introspection) or absolute == stand_in_sys) and caller_module(1) is None:
+        if (within(absolute, introspection) or absolute == stand_in_sys) and caller_module(
+            1
+        ) is None:
             raise ImportError(f"No module named {absolute!r}", name=absolute)
         if (absolute is not None and not within(absolute, REFUSED)) or caller_is_trusted(1):
             return real_importlib_import(name, globals, locals, fromlist, level)
