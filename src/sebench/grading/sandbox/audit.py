@@ -160,7 +160,9 @@ def install(
             if type_(name) is str_ and (name in protected or name[:8] == "<frozen "):
                 raise refuse("compiling under the name of trusted code")
         elif (
-            event == "open" and type_(args[0]) is not int and names_proc(fsdecode(args[0]), realpath)
+            event == "open"
+            and type_(args[0]) is not int
+            and names_proc(fsdecode(args[0]), realpath)
         ):
             raise permission_error(13, "opening /proc is not available to the graded program")
 
