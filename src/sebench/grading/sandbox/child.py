@@ -6,12 +6,12 @@ Results travel only on the result pipe, never on stdout (which is /dev/null here
 code prints cannot pose as a result. Each frame carries the job's nonce and the server checks
 their order; the child always ends with `os._exit`, never by returning into the zygote's code.
 
-The untrusted code shares the harness's process, so it can walk the stack (`inspect.stack`,
-frame locals) and call whatever it finds there. The nonce is therefore held only by the sender
-closure, inside the run that `prepare` makes in the zygote and that the child hands to `deque`
-without ever binding it to a local: while the code runs, no frame's locals (the zygote's
-included) hold the sender, the nonce or the message that carried it. (`gc` or raw memory reads
-still reach it: the static policy refuses those.)
+The untrusted code shares the harness's process. The nonce is held only by the sender closure,
+inside the run that `prepare` makes in the zygote and that the child hands to `deque` without
+ever binding it to a local: while the code runs, no frame's locals (the zygote's included) hold
+the sender, the nonce or the message that carried it. The call counts live in the audit hook
+(audit.py), which the harness arms just before the code runs: from then on frames, `gc`, tracing
+and raw memory are refused, so neither the stack nor the heap can be searched for any of it.
 """
 
 from __future__ import annotations

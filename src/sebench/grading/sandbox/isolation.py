@@ -290,7 +290,7 @@ def setup_server(config: SandboxConfig, protected: list[str]) -> ServerIsolation
         "process_group": "a session per child, killed as a group after each job",
         "network_namespace": "no network: a namespace with only a down loopback",
         "mount_namespace": "private mounts for the scratch dir and the interpreter",
-        "seccomp": "exec, new processes, sockets, ptrace, signals to others refused",
+        "seccomp": "exec, new processes, sockets, ptrace, signals to others, signal handlers refused",
         "introspection": "an audit hook refuses frames, gc, tracing, ctypes, code rewriting",
     }
     for name, text in described.items():
