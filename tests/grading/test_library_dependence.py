@@ -9,6 +9,7 @@ and, where the data is there, on every task of the dev set.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -32,11 +33,13 @@ class Names:
     package: str
     constructor: str  # `zwc.yitaf`
     function: str  # a library function other than the constructor: `zwc.kocito` (mean)
+    conversions: tuple[str, ...]  # `asarray`, `copy`: they compute nothing
 
 
 def names_of(library: Library) -> Names:
     mapping = library.table.numpy_to_library()
-    return Names(library.table.package, library.table.constructor, mapping["mean"])
+    conversions = tuple(mapping[name] for name in ("asarray", "copy") if name in mapping)
+    return Names(library.table.package, library.table.constructor, mapping["mean"], conversions)
 
 
 # Each form of a library call that changes nothing: (text before the function, text inside it).
@@ -56,15 +59,17 @@ def irrelevant_calls(n: Names) -> dict[str, tuple[str, str]]:
     }
 
 
-def cheat(task: Task, n: Names, before: str, inside: str) -> str:
-    """Answers looked up by the call's own arguments: no library knowledge at all."""
+def cheat(task: Task, n: Names, before: str, inside: str, through: str = "") -> str:
+    """Answers looked up by the call's own arguments: no library knowledge at all (`through`:
+    a library function the answer, then a number, passes through on its way out)."""
     table = {
-        _key(text): expected for text, expected in zip(task.test_inputs, task.expected, strict=True)
+        _key(text): ast.literal_eval(expected) if through else expected
+        for text, expected in zip(task.test_inputs, task.expected, strict=True)
     }
     return (
         f"import {n.package}\n\nANSWERS = {table!r}\n\n{before}"
         f"def {task.entry_point}(*args, **kwargs):\n{inside}"
-        "    return ANSWERS[repr((args, sorted(kwargs.items())))]\n"
+        f"    return {through}(ANSWERS[repr((args, sorted(kwargs.items())))])\n"
     )
 
 
@@ -133,6 +138,25 @@ def test_the_lookup_tables_print_the_right_answers(seeded_grader, seeded_library
         execution = seeded_grader.execute(job)
         printed = [case.printed for case in execution.cases]
         assert all(map(outputs_match, printed, task.expected)), (printed, task.expected)
+
+
+def test_an_answer_passed_through_a_conversion_does_not_depend_on_the_library(
+    seeded_grader, seeded_library, demo_tasks
+):
+    """`asarray` and `copy` compute nothing: the perturbed run leaves their results alone."""
+    n = names_of(seeded_library)
+    scalar = [t for t in demo_tasks if all(_is_number(text) for text in t.expected)]
+    items = [(t, cheat(t, n, "", "", through)) for t in scalar for through in n.conversions]
+    verdicts = grade_all(seeded_grader, items)
+    assert len(verdicts) >= 10
+    assert all(v.rule == RULE for _, v in verdicts), [v for _, v in verdicts][:3]
+
+
+def _is_number(text: str) -> bool:
+    try:
+        return type(ast.literal_eval(text)) in (int, float)
+    except (ValueError, SyntaxError):
+        return False
 
 
 def test_every_irrelevant_call_on_the_dev_set_is_refused(grader, dev_tasks, official_library):

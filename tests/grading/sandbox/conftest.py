@@ -35,22 +35,28 @@ class ZWCArray:
     def __str__(self):
         return str(self._data)
 
-def yitaf(x):
-    return _runtime.call(ZWCArray, True, (x,), {})
+def _function(target, is_constructor):
+    # as in a built library: the function closes over what it calls
+    def function(*args):
+        args = tuple(a._data if isinstance(a, ZWCArray) else a for a in args)
+        return _runtime.call(target, is_constructor, args, {})
+    return function
 
-def mumeko(n):  # numpy.ones
-    return _runtime.call(lambda n: ZWCArray(_np.ones(n)), False, (n,), {})
-
-def kocito(x):  # numpy.mean
-    return _runtime.call(_np.mean, False, (x._data if isinstance(x, ZWCArray) else x,), {})
+yitaf = _function(ZWCArray, True)
+mumeko = _function(lambda n: ZWCArray(_np.ones(n)), False)  # numpy.ones
+kocito = _function(_np.mean, False)
 """
 
 SUBMODULE = """
 import numpy as _np
 from .. import _runtime
 
-def quvohe(a):
-    return _runtime.call(_np.linalg.inv, False, (a,), {})
+def _function(target):
+    def function(*args):
+        return _runtime.call(target, False, args, {})
+    return function
+
+quvohe = _function(_np.linalg.inv)
 """
 
 SECRET = "EXPECTED-OUTPUT-7f3a9c"

@@ -124,7 +124,8 @@ def take_a_library_function_code():
 
 
 def new_function_from_library_code():
-    return type(zwc.kocito)(zwc.kocito.__code__, {"_runtime": None})
+    code, cells = zwc.kocito.__code__, zwc.kocito.__closure__
+    return type(zwc.kocito)(code, {}, "mine", None, cells)
 
 
 def compile_under_a_library_name():
@@ -154,6 +155,11 @@ def forge_counts():
     runtime = real_sys.modules["zwc._runtime"]
     runtime.call(len, False, ([1],), {})  # the runtime called directly
     real_sys.audit(runtime.EVENT, [False, None])  # the event raised by hand
+    real_sys.audit(runtime.EVENT, [False, None], real_sys.modules["numpy"].mean)  # a real target
+    for cell in zwc.kocito.__closure__:  # a library function's target rebound to plain Python
+        if callable(cell.cell_contents):
+            cell.cell_contents = lambda *args, **kwargs: 0
+    zwc.kocito([1.0])
     runtime._audit = lambda *args: None  # and the announcement silenced for later calls
 
 

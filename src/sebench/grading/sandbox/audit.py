@@ -8,10 +8,16 @@ attribute path: the stack of the harness (reachable through frames alone) and an
 (`sys.addaudithook`: no Python API lists the hooks; `gc` would find it). So:
 
 - The counts of library calls and the perturbation mode live in this hook's closure. The library
-  announces each call (`_runtime.call` raises the audit event `sebench.library_call`); the hook
-  counts it only when the frame raising it runs `_runtime.call`'s own code object and the frame
-  below that runs code from the library's own files, i.e. the call came through a real library
-  function. A program that calls `_runtime.call` itself, or replaces it, counts nothing.
+  announces each call (`_runtime.call` raises the audit event `sebench.library_call` with the
+  function it is about to call); the hook counts it only when the frame raising it runs
+  `_runtime.call`'s own code object, the frame below that runs code from the library's own
+  files, and the function is one the library's functions held when the server started (or a
+  vectorized function the library made since): the call came through a real library function
+  to a real target. A program that calls `_runtime.call` itself, replaces it, or rebinds a cell
+  of a library function's closure (`__closure__`, which no audit event covers) counts nothing.
+- In a perturbed run every counted call's result is nudged, but for the pure conversions
+  (`conversions`: `asarray`, `copy`, ...), which compute nothing: passing a plain-Python answer
+  through one must not make it depend on the library.
 - The harness's controls (`arm`, `reset`, `counts`) and its frame sender exist only as locals
   of the harness, on the stack below the untrusted code.
 - Once armed (in the child, just before the untrusted code runs), the hook refuses what finds
@@ -73,6 +79,9 @@ class Controls:
 def install(
     call_code: Any,
     library_files: Iterable[str],
+    targets: Iterable[Any],
+    made_at_run_time: tuple[type, ...],
+    conversions: Iterable[Any],
     protected_files: Iterable[str],
     frame_readers: Iterable[Any],
     perturb: Callable[[Any], Any],
@@ -81,9 +90,12 @@ def install(
     """Add the hook to this process (the fork server, before its zygote exists).
 
     `call_code`: the code object of the library's `_runtime.call`; `library_files`: the library
-    package's source files; `protected_files`: source files whose code objects user code must not
-    `exec` (the library's and the sandbox's); `frame_readers`: code objects of trusted functions
-    that call `sys._getframe` (the import guard); `perturb`: nudges one raw result.
+    package's source files; `targets`: what the library's functions may call (`closure_contents`);
+    `made_at_run_time`: types of targets the library makes later (NumPy's `vectorize`);
+    `conversions`: targets whose results are never perturbed; `protected_files`: source files
+    whose code objects user code must not `exec` (the library's and the sandbox's);
+    `frame_readers`: code objects of trusted functions that call `sys._getframe` (the import
+    guard); `perturb`: nudges one raw result.
     """
     # Everything the hook uses is bound here: the code may rebind this module's globals or any
     # builtin, never these locals.
@@ -92,6 +104,10 @@ def install(
     permission_error = PermissionError
     names_proc = _names_proc
     library = frozenset(library_files)
+    kept = list(targets)  # alive, so their ids stay theirs
+    target_ids = frozenset(map(id, kept))
+    conversion_ids = frozenset(map(id, conversions))
+    isinstance_, id_ = isinstance, id
     protected = frozenset(protected_files) | library
     readers = frozenset(frame_readers)
     getframe, get_ident, realpath = sys._getframe, _thread_ident(), os.path.realpath
@@ -102,7 +118,12 @@ def install(
     def refuse(event: str) -> RuntimeError:
         return runtime_error(f"{event} is not available to the graded program")
 
-    def library_call(answer: object) -> None:
+    def library_call(args: tuple) -> None:
+        if len_(args) != 2:
+            return
+        answer, target = args
+        if id_(target) not in target_ids and not isinstance_(target, made_at_run_time):
+            return
         busy[0] = get_ident()
         try:
             caller = getframe(2)  # 0: this function, 1: the hook, 2: what raised the event
@@ -114,7 +135,7 @@ def install(
         state[2] += 1
         if answer[0] is not True:
             state[3] += 1
-            if state[1]:
+            if state[1] and id_(target) not in conversion_ids:
                 answer[1] = perturb
 
     def caller_code() -> Any:
@@ -128,7 +149,7 @@ def install(
         if not state[0] or busy[0] == get_ident():
             return
         if event == event_name:
-            library_call(args[0] if args else None)
+            library_call(args)
             return
         if not refuse_introspection:
             return
@@ -179,6 +200,28 @@ def install(
     if refuse_introspection:
         _refuse_signal_handlers()
     return Controls(arm, reset, counts)
+
+
+def closure_contents(functions: Iterable[Any], files: frozenset[str]) -> list[Any]:
+    """Everything the closures of `functions` hold, and of the functions they hold in turn when
+    their code is in `files` (the library's): the targets its functions call."""
+    found: list[Any] = []
+    seen: set[int] = set()
+    pending = [f for f in functions if getattr(f, "__code__", None) is not None]
+    while pending:
+        function = pending.pop()
+        if id(function) in seen or function.__code__.co_filename not in files:
+            continue
+        seen.add(id(function))
+        for cell in function.__closure__ or ():
+            try:
+                value = cell.cell_contents
+            except ValueError:  # an empty cell
+                continue
+            found.append(value)
+            if getattr(value, "__code__", None) is not None:
+                pending.append(value)
+    return found
 
 
 def _refuse_signal_handlers() -> None:

@@ -94,6 +94,11 @@ PREIMPORTS = (
 )
 
 
+# Library functions that compute nothing (copies and views of their argument): never perturbed,
+# so a plain-Python answer passed through one does not depend on the library (audit.py).
+CONVERSIONS = ("asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "copy")
+
+
 def preimport(extra: tuple[str, ...] = ()) -> None:
     # The builtins `site` adds (`exit`, `quit`, `help`, ...): solutions graded officially have them.
     site.setquit()
@@ -114,18 +119,25 @@ class Server:
         runtime = importlib.import_module(f"{package}._runtime")
         # listed before the mount namespace may hide the library's folder (a root under /tmp)
         library_files = _sources(os.path.dirname(runtime.call.__code__.co_filename))
+        numpy = importlib.import_module("numpy")
+        modules = [sys.modules[package], sys.modules[f"{package}.{library['submodule']}"]]
+        functions = [getattr(module, name, None) for module in modules for name in dir(module)]
+        targets = audit.closure_contents(functions, frozenset(library_files))
         preimport()
         self.isolation = isolation.setup_server(config, protected=[library["root"]])
         sys.path.remove(library["root"])
         # Installed here, once, rather than in each child: the server imports nothing more, and
         # every child inherits the guard without paying for setting it up.
-        perturb = perturbation.perturber(importlib.import_module("numpy"))  # before the guard
+        perturb = perturbation.perturber(numpy)
         guard_introspection = self.isolation.layers["introspection"]
         frame_readers = import_guard.install((package,), guard_introspection)
         # The hook's controls are held by this frame and the zygote's only: never by a module.
         controls = audit.install(
             call_code=runtime.call.__code__,
             library_files=library_files,
+            targets=targets,
+            made_at_run_time=(numpy.vectorize,),
+            conversions=[getattr(numpy, name) for name in CONVERSIONS if hasattr(numpy, name)],
             protected_files=_sources(os.path.dirname(child.__file__)),
             frame_readers=frame_readers,
             perturb=perturb,
