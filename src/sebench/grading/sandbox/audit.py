@@ -218,9 +218,12 @@ def closure_contents(functions: Iterable[Any], files: frozenset[str]) -> list[An
                 value = cell.cell_contents
             except ValueError:  # an empty cell
                 continue
-            found.append(value)
-            if getattr(value, "__code__", None) is not None:
-                pending.append(value)
+            # a table of targets (a dict, a list) counts as its items
+            items = value.values() if type(value) is dict else value
+            for item in items if type(value) in (dict, list, tuple) else (value,):
+                found.append(item)
+                if getattr(item, "__code__", None) is not None:
+                    pending.append(item)
     return found
 
 
