@@ -25,10 +25,11 @@ attribute path: the stack of the harness (reachable through frames alone) and an
   `gi_frame`, `cr_frame`, `ag_frame`), tracing and profiling hooks, `gc.get_objects` /
   `get_referrers` / `get_referents`, new audit hooks, new functions or code objects built from
   existing code (`function.__new__`, `code.__new__`, `marshal` but for the import system),
-  assigning `__code__`, compiling
-  code under the name of a library file or running library or sandbox code objects with `exec`,
-  every `ctypes` primitive, `pickle`'s global lookups, and opening `/proc` (raw memory). The hook
-  itself calls `sys._getframe` while it checks a library call; it lets its own calls through.
+  assigning `__code__`, compiling code under the name of a library file or running library or
+  sandbox code objects with `exec`, every `ctypes` primitive, `pickle`'s global lookups, and
+  opening `/proc` (raw memory). The hook itself calls `sys._getframe` while it checks a library
+  call; it lets its own calls through. Signal handlers, which receive the running frame without
+  an audit event, are refused by the child's seccomp filter and taken away from Python here.
 
 The refusals are the `introspection` layer (`SandboxConfig.layers`); counting and perturbing
 always run, since the verdict needs them. A refused call raises `RuntimeError` (`ValueError`
@@ -107,11 +108,12 @@ def install(
     kept = list(targets)  # alive, so their ids stay theirs
     target_ids = frozenset(map(id, kept))
     conversion_ids = frozenset(map(id, conversions))
-    isinstance_, id_ = isinstance, id
+    id_ = id
+    made_ids = frozenset(map(id, made_at_run_time))
     protected = frozenset(protected_files) | library
     readers = frozenset(frame_readers)
     getframe, get_ident, realpath = sys._getframe, _thread_ident(), os.path.realpath
-    type_, list_, str_, len_ = type, list, str, len
+    type_, list_, str_, bytes_, len_ = type, list, str, bytes, len
     state = [False, False, 0, 0]  # armed, perturbed, calls, non-constructor calls
     busy = [0]  # the thread inside the hook's own frame lookups (its events pass)
 
@@ -122,7 +124,9 @@ def install(
         if len_(args) != 2:
             return
         answer, target = args
-        if id_(target) not in target_ids and not isinstance_(target, made_at_run_time):
+        # the exact type, by identity: `isinstance` would ask the object's own `__class__`, and
+        # `in` its metaclass's `__eq__`
+        if id_(target) not in target_ids and id_(type_(target)) not in made_ids:
             return
         busy[0] = get_ident()
         try:
@@ -180,12 +184,12 @@ def install(
             name = args[1]
             if type_(name) is str_ and (name in protected or name[:8] == "<frozen "):
                 raise refuse("compiling under the name of trusted code")
-        elif (
-            event == "open"
-            and type_(args[0]) is not int
-            and names_proc(fsdecode(args[0]), realpath)
-        ):
-            raise permission_error(13, "opening /proc is not available to the graded program")
+        elif event == "open" and type_(args[0]) is not int:
+            path = args[0]
+            # exact text only: a path object is asked for its path again after this check
+            exact = type_(path) is str_ or type_(path) is bytes_
+            if not exact or names_proc(fsdecode(path), realpath):
+                raise permission_error(13, "opening /proc (or by a path object) is refused here")
 
     def arm(perturbed: bool) -> None:
         state[0], state[1] = True, perturbed is True
