@@ -200,30 +200,97 @@ def test_below_the_introspection_layer_the_routes_get_through_but_counts_stay_tr
     assert (execution.cases[0].library_calls, execution.cases[0].non_constructor_calls) == (0, 0)
 
 
-def test_real_library_calls_count_and_code_that_the_program_owns_still_works(pool):
+def test_real_library_calls_count_and_honest_standard_library_code_still_works(pool):
+    """What the standard library does for an honest program (read its caller's module name,
+    build classes, walk its own generators) is not what the layer refuses."""
     execution = run(
         pool,
         """
-        import collections, dataclasses, sys
+        import abc, collections, contextlib, dataclasses, decimal, enum, fractions, functools
+        import heapq, itertools, json, re, statistics, sys, typing, warnings
         import zwc
 
         Point = collections.namedtuple("Point", "x y")  # reads its caller's frame: ValueError
+        T = typing.TypeVar("T")  # the same
+        UserId = typing.NewType("UserId", int)
+        Color = enum.Enum("Color", "RED GREEN")  # the same
 
-        @dataclasses.dataclass
+        class Pair(typing.NamedTuple):
+            a: int
+            b: int
+
+        @dataclasses.dataclass(frozen=True)
         class Box:  # dataclasses reads __init__.__code__ for its docstring
             value: float
+
+        class Shape(abc.ABC):
+            @abc.abstractmethod
+            def area(self): ...
+
+        class Square(Shape):
+            def area(self):
+                return 4
+
+        @functools.total_ordering
+        class Rank:
+            def __init__(self, n):
+                self.n = n
+            def __eq__(self, other):
+                return self.n == other.n
+            def __lt__(self, other):
+                return self.n < other.n
+
+        @contextlib.contextmanager
+        def guarded():
+            try:
+                yield
+            except KeyError:
+                pass
+
+        @functools.lru_cache(maxsize=None)
+        def fib(n):
+            return n if n < 2 else fib(n - 1) + fib(n - 2)
 
         def gen(values):
             yield from values
 
         def solve(x):
             sys.setrecursionlimit(2000)
+            with guarded():
+                {}["missing"]
+            try:
+                try:
+                    raise KeyError("a")
+                except KeyError as exc:
+                    raise ValueError("b") from exc
+            except ValueError as exc:
+                chained = type(exc.__cause__).__name__
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                warnings.warn("quiet")
+            g = gen([1, 2, 3])
+            next(g)
+            try:
+                g.throw(StopIteration)
+            except (StopIteration, RuntimeError):
+                pass
             mean = float(zwc.kocito(zwc.yitaf([x, 3])))
-            return [Point(1, 2).x, Box(mean).value, sum(gen([1, 2])), sys.maxsize > 0]
+            return [
+                Point(1, 2).x, Box(mean).value, dataclasses.asdict(Box(1.0)), Pair(1, 2).b,
+                Color.RED.value, UserId(5), Square().area(), Rank(1) <= Rank(2), fib(20),
+                chained, heapq.nsmallest(2, [3, 1, 2]), statistics.median([1, 2, 3]),
+                str(fractions.Fraction(1, 3) + decimal.Decimal(1).as_integer_ratio()[0]),
+                [k for k, _ in itertools.groupby("aab")], json.dumps({"a": 1}),
+                re.sub("a", lambda m: "b", "aa"), sum(gen([1, 2])), sys.maxsize > 0,
+            ]
     """,
     )
     assert execution.status is ExecStatus.OK, execution
-    assert execution.cases[0].printed == "[1, 2.0, 3, True]"
+    assert execution.cases[0].error_type is None, execution
+    assert execution.cases[0].printed == (
+        "[1, 2.0, {'value': 1.0}, 2, 1, 5, 4, True, 6765, 'KeyError', [1, 2], 2, '4/3', "
+        """['a', 'b'], '{"a": 1}', 'bb', 3, True]"""
+    )
     assert (execution.cases[0].library_calls, execution.cases[0].non_constructor_calls) == (2, 1)
 
 
