@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import sys
 from types import ModuleType
 
 import numpy as np
@@ -152,19 +153,27 @@ def test_the_trapz_name_works_on_this_numpy(zwc: ModuleType, official_library) -
     assert trapz([1, 2, 3]) == 4.0
 
 
-def test_call_counts_count_library_calls_and_separate_the_constructor(
+def test_every_library_call_is_announced_once_and_says_whether_it_is_the_constructor(
     zwc: ModuleType, zwc_runtime: ModuleType, A
 ) -> None:
-    zwc_runtime.reset_call_counts()
-    assert zwc_runtime.call_counts() == (0, 0)
-    arr = A([1, 2, 3])
-    assert zwc_runtime.call_counts() == (1, 0)
-    zwc.kocito(arr)
-    zwc.rfx.girayik(arr)
-    _ = arr + arr, arr[0], len(arr)  # array operations are not library calls
-    assert zwc_runtime.call_counts() == (3, 2)
-    zwc_runtime.reset_call_counts()
-    assert zwc_runtime.call_counts() == (0, 0)
+    # the grader's sandbox counts these events (sandbox/audit.py); hooks cannot be removed, so
+    # this one stops listening at the end
+    announced: list[bool] = []
+    listening = [True]
+
+    def hook(event: str, args: tuple) -> None:
+        if listening[0] and event == zwc_runtime.EVENT:
+            announced.append(args[0][0])
+
+    sys.addaudithook(hook)
+    try:
+        arr = A([1, 2, 3])
+        zwc.kocito(arr)
+        zwc.rfx.girayik(arr)
+        _ = arr + arr, arr[0], len(arr)  # array operations are not library calls
+    finally:
+        listening[0] = False
+    assert announced == [True, False, False]
 
 
 def test_docstrings_never_name_numpy(zwc: ModuleType) -> None:

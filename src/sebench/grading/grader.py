@@ -9,6 +9,8 @@ it made; then compare in this process against the expected outputs, which never 
 Those are the strict rules (`prepare`, `judge`). The official rules (`official_rules.py`) decide
 the official category of every verdict, reusing the same sandbox run when both rules run the same
 program; under `Rules.OFFICIAL` they decide the verdict itself and the strict stages are skipped.
+A correct answer is run once more with every library result perturbed: if no test case prints
+anything else, the answer does not depend on the library, and the verdict is `no_library`.
 """
 
 from __future__ import annotations
@@ -256,6 +258,8 @@ class Grader:
             execution = self.execute(strict.job, numpy_form=strict.numpy_form)
             try:
                 verdict = self.judge(task, strict, execution)
+                if verdict.kind is VerdictKind.CORRECT and not strict.numpy_form:
+                    verdict = self.confirm_dependence(strict.job, execution)
             except Exception as exc:
                 verdict = _infra_error("judging", exc)
         if plan.numpy_form:
@@ -283,6 +287,34 @@ class Grader:
     def _budget_s(self) -> float:
         config = self.sandbox_config
         return config.timeout_s if config is not None else 3.0
+
+    def confirm_dependence(self, job: Job, execution: Execution) -> Verdict:
+        """The rule "the answer depends on the library", for an answer judged correct: run it
+        again with every library result perturbed (sandbox/perturbation.py); when every test
+        case prints the same, what it printed did not come from the library.
+
+        A bare call, an unused result or a call inside `try/except: pass` all count as library
+        use at run time; none of them changes the answer. Only correct answers pay for the
+        second run."""
+        rerun = self.execute(dataclasses.replace(job, perturbed=True))
+        if rerun.status is ExecStatus.INFRA_ERROR:
+            return Verdict(VerdictKind.INFRA_ERROR, detail=_short(f"perturbed run: {rerun.detail}"))
+        unchanged = (
+            rerun.status is ExecStatus.OK
+            and rerun.setup_error is None
+            and len(rerun.cases) == len(execution.cases)
+            and all(
+                (a.printed, a.error_type) == (b.printed, b.error_type)
+                for a, b in zip(rerun.cases, execution.cases, strict=True)
+            )
+        )
+        if unchanged:
+            return Verdict(
+                VerdictKind.NO_LIBRARY,
+                rule="answer-independent-of-library",
+                detail="every test case printed the same with every library result perturbed",
+            )
+        return Verdict(VerdictKind.CORRECT)
 
     def execute(self, job: Job, *, numpy_form: bool = False) -> Execution:
         self.start()

@@ -10,26 +10,19 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
 import pytest
 
-from sebench.grading.sandbox import SandboxConfig, SandboxPool
+from sebench.grading.sandbox import SandboxConfig, SandboxPool, isolation
 
-RUNTIME = """
-_calls = 0
-_non_constructor_calls = 0
-def call_counts():
-    return _calls, _non_constructor_calls
-def reset_call_counts():
-    global _calls, _non_constructor_calls
-    _calls = _non_constructor_calls = 0
-def _record(is_constructor):
-    global _calls, _non_constructor_calls
-    _calls += 1
-    if not is_constructor:
-        _non_constructor_calls += 1
-"""
+# Every layer but the audit hook's refusals: for tests that probe the layers below it from inside
+# a child (through ctypes, frames, /proc), which the hook would refuse first.
+BELOW_INTROSPECTION = tuple(name for name in isolation.LAYERS if name != "introspection")
+
+# the library's real runtime: every call goes through `_runtime.call` (the grader's audit hook)
+RUNTIME = (resources.files("sebench.library.runtime") / "_runtime.py").read_text()
 
 PACKAGE = """
 import numpy as _np
@@ -42,26 +35,28 @@ class ZWCArray:
     def __str__(self):
         return str(self._data)
 
-def yitaf(x):
-    _runtime._record(True)
-    return ZWCArray(x)
+def _function(target, is_constructor):
+    # as in a built library: the function closes over what it calls
+    def function(*args):
+        args = tuple(a._data if isinstance(a, ZWCArray) else a for a in args)
+        return _runtime.call(target, is_constructor, args, {})
+    return function
 
-def mumeko(n):  # numpy.ones
-    _runtime._record(False)
-    return ZWCArray(_np.ones(n))
-
-def kocito(x):
-    _runtime._record(False)
-    return _np.mean(x._data if isinstance(x, ZWCArray) else x)
+yitaf = _function(ZWCArray, True)
+mumeko = _function(lambda n: ZWCArray(_np.ones(n)), False)  # numpy.ones
+kocito = _function(_np.mean, False)
 """
 
 SUBMODULE = """
 import numpy as _np
 from .. import _runtime
 
-def quvohe(a):
-    _runtime._record(False)
-    return _np.linalg.inv(a)
+def _function(target):
+    def function(*args):
+        return _runtime.call(target, False, args, {})
+    return function
+
+quvohe = _function(_np.linalg.inv)
 """
 
 SECRET = "EXPECTED-OUTPUT-7f3a9c"
@@ -93,6 +88,20 @@ def standin_library(tmp_path_factory: pytest.TempPathFactory) -> StandInLibrary:
 def pool(standin_library: StandInLibrary):
     """One warm server; a short timeout and memory budget keep hostile tests quick."""
     config = SandboxConfig(workers=1, timeout_s=1.5, memory_mb=256, max_output_bytes=64 << 10)
+    with SandboxPool(standin_library, config) as warm:
+        yield warm
+
+
+@pytest.fixture(scope="session")
+def pool_below_introspection(standin_library: StandInLibrary):
+    """A warm server whose children may use ctypes, frames and /proc: the layers below."""
+    config = SandboxConfig(
+        workers=1,
+        timeout_s=1.5,
+        memory_mb=256,
+        max_output_bytes=64 << 10,
+        layers=BELOW_INTROSPECTION,
+    )
     with SandboxPool(standin_library, config) as warm:
         yield warm
 

@@ -15,7 +15,7 @@ from sebench.grading.sandbox import (
     isolation,
     landlock,
 )
-from tests.grading.sandbox.conftest import SECRET
+from tests.grading.sandbox.conftest import BELOW_INTROSPECTION, SECRET
 from tests.grading.sandbox.test_isolation import in_child
 
 # What a child can observe of its own confinement, one fact per line of the list.
@@ -60,7 +60,7 @@ needs_helper = pytest.mark.skipif(isolation._confine is None, reason="the helper
 
 
 def observe(standin_library, compiled: bool, layers=None) -> tuple[str, str]:
-    config = SandboxConfig(workers=1, compiled_setup=compiled, layers=layers)
+    config = SandboxConfig(workers=1, compiled_setup=compiled, layers=layers or BELOW_INTROSPECTION)
     secret = standin_library.root / "sebench_library.json"
     assert SECRET in secret.read_text()
     code = f"SECRET_PATH = {str(secret)!r}\n{STATE}"

@@ -43,11 +43,11 @@ def test_child_holds_only_stdio_and_the_result_pipe(pool):
     assert [kind for _, kind in found[3:]] == ["fifo"], found  # the result pipe, nothing else
 
 
-def test_landlock_system_calls_are_refused(pool):
-    if not pool.layers["seccomp"]:
+def test_landlock_system_calls_are_refused(pool_below_introspection):
+    if not pool_below_introspection.layers["seccomp"]:
         pytest.skip("no seccomp layer here")
     execution = run(
-        pool,
+        pool_below_introspection,
         """
         import ctypes
         def solve(x):
@@ -63,12 +63,12 @@ def test_landlock_system_calls_are_refused(pool):
     assert eval(execution.cases[0].printed) == [(-1, 1), (-1, 1), (-1, 1)]  # EPERM each
 
 
-def test_a_job_cannot_widen_what_later_jobs_may_read(pool, standin_library):
-    if not pool.layers["landlock"]:
+def test_a_job_cannot_widen_what_later_jobs_may_read(pool_below_introspection, standin_library):
+    if not pool_below_introspection.layers["landlock"]:
         pytest.skip("no Landlock layer here")
     metadata = standin_library.root / "sebench_library.json"
     poison = run(
-        pool,
+        pool_below_introspection,
         """
         import ctypes, os
         def solve(x):
@@ -82,7 +82,9 @@ def test_a_job_cannot_widen_what_later_jobs_may_read(pool, standin_library):
     """,
     )
     assert poison.cases[0].printed == "[]", poison
-    exploit = run(pool, f"def solve(x):\n    return open({str(metadata)!r}).read()\n")
+    exploit = run(
+        pool_below_introspection, f"def solve(x):\n    return open({str(metadata)!r}).read()\n"
+    )
     assert exploit.cases[0].error_type in {"PermissionError", "FileNotFoundError"}
     assert SECRET not in str(exploit)
 
@@ -107,9 +109,9 @@ def test_lone_surrogates_are_results_and_the_server_survives(pool):
     assert pool.server_pids() == before
 
 
-def test_frames_below_the_code_hold_neither_the_sender_nor_the_nonce(pool):
+def test_frames_below_the_code_hold_neither_the_sender_nor_the_nonce(pool_below_introspection):
     execution = run(
-        pool,
+        pool_below_introspection,
         """
         import re, sys
         def solve(x):
@@ -140,9 +142,9 @@ def test_frames_below_the_code_hold_neither_the_sender_nor_the_nonce(pool):
     assert execution.cases[0].printed == "[]", execution
 
 
-def test_numpy_cannot_be_imported_at_run_time_but_the_library_works(pool):
+def test_numpy_cannot_be_imported_at_run_time_but_the_library_works(pool_below_introspection):
     execution = run(
-        pool,
+        pool_below_introspection,
         """
         import builtins, importlib, zwc
         def solve(x):

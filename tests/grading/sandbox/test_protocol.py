@@ -88,25 +88,33 @@ def test_jobs_round_trip_with_any_text():
         protocol.encode_job(code, "solve", ["x=1", "x='\udc80'"]),
         protocol.encode_job("pass", "f", []),
     )
-    assert reader.read() == (code, "solve", ["x=1", "x='\udc80'"])
-    assert reader.read() == ("pass", "f", [])
+    assert reader.read() == (code, "solve", ["x=1", "x='\udc80'"], False)
+    assert reader.read() == ("pass", "f", [], False)
     assert reader.read() is None
+
+
+def test_the_perturbed_mode_travels_with_the_job():
+    reader = job_pipe(protocol.encode_job("pass", "f", ["1"], perturbed=True))
+    assert reader.read() == ("pass", "f", ["1"], True)
 
 
 def test_a_malformed_job_is_refused_and_the_next_one_read():
     code = b"pass"
     only_code = struct.pack(">I", len(code)) + code
-    not_utf8 = struct.pack(">II", 1, 1) + b"\xff" + b"f"
+    not_utf8 = struct.pack(">III", 1, 1, 0) + b"\xff" + b"f"
+    not_adding_up = struct.pack(">III", 4, 1, 5) + b"passf"
+    unknown_mode = struct.pack(">III", 4, 1, 1) + b"passfx"
     reader = job_pipe(
         protocol.JOB_HEADER.pack(len(only_code), 1) + only_code,
-        protocol.JOB_HEADER.pack(len(not_utf8), 2) + not_utf8,
-        protocol.JOB_HEADER.pack(len(only_code), 2) + only_code,  # lengths do not add up
+        protocol.JOB_HEADER.pack(len(not_utf8), 3) + not_utf8,
+        protocol.JOB_HEADER.pack(len(not_adding_up), 3) + not_adding_up,
+        protocol.JOB_HEADER.pack(len(unknown_mode), 3) + unknown_mode,
         protocol.encode_job("pass", "f", ["1"]),
     )
-    for reason in ("code and an entry point", "not UTF-8", "do not add up"):
+    for reason in ("code, an entry point and a mode", "not UTF-8", "do not add up", "mode"):
         with pytest.raises(protocol.ProtocolError, match=reason):
             reader.read()
-    assert reader.read() == ("pass", "f", ["1"])
+    assert reader.read() == ("pass", "f", ["1"], False)
 
 
 def test_a_job_cut_short_by_the_end_of_the_stream_is_the_end():

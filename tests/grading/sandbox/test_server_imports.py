@@ -12,6 +12,7 @@ import textwrap
 import pytest
 
 from sebench.grading.sandbox import Job, SandboxConfig, SandboxPool
+from tests.grading.sandbox.conftest import BELOW_INTROSPECTION
 
 HEAVY = ("threading", "logging", "subprocess", "concurrent.futures", "queue", "multiprocessing")
 
@@ -26,7 +27,8 @@ LIST_HEAVY = textwrap.dedent(f"""
 def test_the_server_a_child_is_forked_from_has_no_module_with_a_fork_handler(
     official_library, allow_numpy
 ):
-    config = SandboxConfig(workers=1, allow_numpy=allow_numpy)
+    # `sys.modules` is the real one only below the introspection layer
+    config = SandboxConfig(workers=1, allow_numpy=allow_numpy, layers=BELOW_INTROSPECTION)
     with SandboxPool(official_library, config) as pool:
         execution = pool.run(Job(LIST_HEAVY, "solve", ("",)))
     assert execution.cases[0].printed == "[]"

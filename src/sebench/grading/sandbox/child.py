@@ -6,12 +6,12 @@ Results travel only on the result pipe, never on stdout (which is /dev/null here
 code prints cannot pose as a result. Each frame carries the job's nonce and the server checks
 their order; the child always ends with `os._exit`, never by returning into the zygote's code.
 
-The untrusted code shares the harness's process, so it can walk the stack (`inspect.stack`,
-frame locals) and call whatever it finds there. The nonce is therefore held only by the sender
-closure, inside the run that `prepare` makes in the zygote and that the child hands to `deque`
-without ever binding it to a local: while the code runs, no frame's locals (the zygote's
-included) hold the sender, the nonce or the message that carried it. (`gc` or raw memory reads
-still reach it: the static policy refuses those.)
+The untrusted code shares the harness's process. The nonce is held only by the sender closure,
+inside the run that `prepare` makes in the zygote and that the child hands to `deque` without
+ever binding it to a local: while the code runs, no frame's locals (the zygote's included) hold
+the sender, the nonce or the message that carried it. The call counts live in the audit hook
+(audit.py), which the harness arms just before the code runs: from then on frames, `gc`, tracing
+and raw memory are refused, so neither the stack nor the heap can be searched for any of it.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from collections import deque
 from collections.abc import Iterator
 from typing import NoReturn
 
-from sebench.grading.sandbox import isolation
+from sebench.grading.sandbox import audit, isolation
 
 EXIT_ISOLATION_FAILED = 97
 MAX_ERROR_MESSAGE = 2000
@@ -101,18 +101,20 @@ def prepare(
     code: str,
     entry_point: str,
     inputs: list[str],
+    perturbed: bool,
     result_fd: int,
     plan: isolation.ChildPlan,
-    runtime,
+    controls: audit.Controls,
     limits_budget: int,
 ) -> Iterator[None]:
     """A child's whole run, made in the zygote just before the fork: sending every frame of it
-    is what `run` does in the child. `runtime` is the library's `_runtime` module.
+    is what `run` does in the child. `controls` drive the audit hook (the call counts, the
+    perturbed mode, the refusals).
 
     Binding the harness's locals here rather than in the child saves ~45 page copies per child
     (a page the zygote writes costs a trap of ~1 us, one the child writes a copy of ~5 us).
     """
-    messages = _messages(code, entry_point, inputs, plan, runtime, limits_budget)
+    messages = _messages(code, entry_point, inputs, perturbed, plan, controls, limits_budget)
     next(messages)  # up to the first statement that belongs in the child
     return map(_sender(nonce, result_fd), messages)
 
@@ -132,15 +134,17 @@ def _messages(
     code: str,
     entry: str,
     inputs: list[str],
+    perturbed: bool,
     plan: isolation.ChildPlan,
-    runtime,
+    controls: audit.Controls,
     limits_budget: int,
 ):
     """Confine, run the untrusted code, and yield each frame to send; ends with `os._exit`.
     Its first step (up to the first `yield`) runs in the zygote: see `prepare`."""
     # --- bound before any untrusted code exists in this process ---
     perf, exit_now = time.perf_counter, os._exit
-    reset_counts, call_counts = runtime.reset_call_counts, runtime.call_counts
+    arm, reset_counts, call_counts = controls.arm, controls.reset, controls.counts
+    del controls
     compile_, exec_, eval_, str_, join = compile, exec, eval, str, "".join
     type_, isinstance_, len_, enumerate_ = type, isinstance, len, enumerate
     memory_error, exception, base_exception = MemoryError, Exception, BaseException
@@ -171,6 +175,7 @@ def _messages(
     yield {"kind": "start", "t_start": t_start, "t_isolated": t_isolated}
 
     namespace = {"__name__": "__main__", "__builtins__": builtins}
+    arm(perturbed)  # from here on the hook refuses introspection; counts only real library calls
     try:
         exec_(compile_(code, "<response>", "exec"), namespace)
         setup_error = aborted = None

@@ -16,6 +16,9 @@ class Job:
     code: str
     entry_point: str
     test_inputs: tuple[str, ...]
+    # every library result nudged (perturbation.py): the grader's check that a correct answer
+    # depends on the library
+    perturbed: bool = False
 
 
 class ExecStatus(enum.Enum):

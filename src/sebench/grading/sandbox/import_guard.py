@@ -15,7 +15,15 @@ frame, which may be the untrusted code's, then takes the module from `sys.module
 ignores the value returned. For that call shape the guard does the import and returns None, so a
 caller imitating it gets nothing usable.
 
-Defence in depth only: code that can walk frames or reach `sys.modules` gets around it.
+Code that is not a module's (the graded program, run by `exec`) is also refused the modules that
+find live objects or frames (`INTROSPECTION`: `gc`, `inspect`, `ctypes`, `importlib`, `signal`,
+whose handlers receive the running frame, ...), and `import sys` hands it a stand-in holding
+only the constants and limits that honest programs read (`SYS_ATTRIBUTES`): no `sys.modules`,
+no `_getframe`, no `settrace`. Imports made by a module's code keep working (a standard module
+importing `inspect` lazily, NumPy's function-level imports).
+
+Defence in depth only: code that can reach `sys.modules` through attributes gets around it; the
+capabilities themselves are refused at run time by the audit hook (audit.py).
 """
 
 from __future__ import annotations
@@ -24,12 +32,67 @@ import builtins
 import importlib
 import importlib.util
 import sys
+from types import CodeType, ModuleType
 
 REFUSED = ("numpy",)
+INTROSPECTION = (
+    "gc",
+    "inspect",
+    "ctypes",
+    "_ctypes",
+    "importlib",
+    "_imp",
+    "_frozen_importlib",
+    "_frozen_importlib_external",
+    "marshal",
+    "signal",
+    "_signal",
+    "faulthandler",
+    "tracemalloc",
+    "_tracemalloc",
+    "_testcapi",
+    "_testinternalcapi",
+    "_xxsubinterpreters",
+    "pdb",
+    "bdb",
+    "trace",
+    "sebench",
+)
+# What `import sys` gives the graded program (the static policy's `sys` allow-list, policy.py).
+SYS_ATTRIBUTES = [
+    "maxsize",
+    "maxunicode",
+    "float_info",
+    "int_info",
+    "float_repr_style",
+    "byteorder",
+    "version",
+    "version_info",
+    "hexversion",
+    "setrecursionlimit",
+    "getrecursionlimit",
+    "set_int_max_str_digits",
+    "get_int_max_str_digits",
+    "getsizeof",
+    "exit",
+    "stdin",
+    "stdout",
+    "stderr",
+]
 
 
-def install(trusted_packages: tuple[str, ...]) -> None:
-    """Install the guard in this process (the fork server); NumPy itself is always trusted."""
+def install(
+    trusted_packages: tuple[str, ...],
+    guard_introspection: bool,
+    refused: tuple[str, ...] = REFUSED,
+) -> frozenset[CodeType]:
+    """Install the guard in this process (the fork server); NumPy itself is always trusted.
+    `guard_introspection`: also refuse `INTROSPECTION` and hand out the stand-in for `sys` (the
+    `introspection` layer). `refused`: the packages the graded program may not import (none for
+    NumPy-form tasks).
+
+    Returns the code objects of its functions that call `sys._getframe` (the audit hook lets
+    those calls through)."""
     from importlib import _bootstrap
 
     real_import = builtins.__import__
@@ -39,6 +102,13 @@ def install(trusted_packages: tuple[str, ...]) -> None:
     resolve_relative = importlib.util.resolve_name
     modules, getframe, dict_get, type_, str_ = sys.modules, sys._getframe, dict.get, type, str
     trusted = REFUSED + tuple(trusted_packages)
+    introspection = INTROSPECTION if guard_introspection else ()
+    stand_in_sys = "sys" if guard_introspection else "\0"  # never a module name
+    module_type = ModuleType
+    sys_stand_in = ModuleType("sys", "The constants and limits of `sys` a program may read.")
+    for attribute in SYS_ATTRIBUTES:
+        if hasattr(sys, attribute):
+            setattr(sys_stand_in, attribute, getattr(sys, attribute))
 
     def within(name: object, packages: tuple[str, ...]) -> bool:
         return type_(name) is str_ and any(name == p or name.startswith(p + ".") for p in packages)
@@ -52,17 +122,41 @@ def install(trusted_packages: tuple[str, ...]) -> None:
         except Exception:
             return None
 
-    def caller_is_trusted(depth: int) -> bool:
+    def caller_module(depth: int) -> str | None:
+        """The module whose code makes the import; None for code that no module holds (the
+        graded program's, run with a dict of its own as globals)."""
         scope = getframe(depth + 1).f_globals
         name = dict_get(scope, "__name__")
-        if not within(name, trusted):
-            return False
-        module = modules.get(name)
-        return module is not None and getattr(module, "__dict__", None) is scope
+        module = modules.get(name) if type_(name) is str_ else None
+        if type_(module) is not module_type and not isinstance(module, module_type):
+            return None
+        return name if getattr(module, "__dict__", None) is scope else None
+
+    def caller_is_trusted(depth: int) -> bool:
+        return within(caller_module(depth + 1), trusted)
+
+    def for_program(absolute: str | None) -> object:
+        """What an import by the graded program gets instead: the stand-in for `sys`, an
+        ImportError for the modules that find live objects, None when it may import."""
+        if absolute == stand_in_sys:
+            return sys_stand_in
+        if within(absolute, introspection):
+            return ImportError(f"No module named {absolute!r}", name=absolute)
+        return None
 
     def guarded_import(name, globals=None, locals=None, fromlist=(), level=0):  # noqa: A002
         absolute = target(name, globals, level)
-        if (absolute is not None and not within(absolute, REFUSED)) or caller_is_trusted(1):
+        if within(absolute, introspection) or absolute == stand_in_sys:
+            if caller_module(1) is None:
+                if type_(fromlist) is list and not fromlist and level == 0 and globals is locals:
+                    real_import(name, globals, locals, fromlist, level)  # PyImport_Import from C
+                    return None
+                instead = for_program(absolute)
+                if type_(instead) is ImportError:
+                    raise instead
+                return instead
+            return real_import(name, globals, locals, fromlist, level)
+        if (absolute is not None and not within(absolute, refused)) or caller_is_trusted(1):
             return real_import(name, globals, locals, fromlist, level)
         if type_(fromlist) is list and not fromlist and level == 0 and globals is locals:
             real_import(name, globals, locals, fromlist, level)  # PyImport_Import from C
@@ -74,16 +168,25 @@ def install(trusted_packages: tuple[str, ...]) -> None:
             absolute = resolve_relative(name, package)
         except Exception:
             absolute = None
-        if (absolute is not None and not within(absolute, REFUSED)) or caller_is_trusted(1):
+        if (within(absolute, introspection) or absolute == stand_in_sys) and caller_module(
+            1
+        ) is None:
+            raise ImportError(f"No module named {absolute!r}", name=absolute)
+        if (absolute is not None and not within(absolute, refused)) or caller_is_trusted(1):
             return real_import_module(name, package)
         raise ImportError(f"No module named {absolute or name!r}", name=absolute or name)
 
     def guarded_importlib_import(name, globals=None, locals=None, fromlist=(), level=0):  # noqa: A002
         absolute = target(name, globals, level)
-        if (absolute is not None and not within(absolute, REFUSED)) or caller_is_trusted(1):
+        if (within(absolute, introspection) or absolute == stand_in_sys) and caller_module(
+            1
+        ) is None:
+            raise ImportError(f"No module named {absolute!r}", name=absolute)
+        if (absolute is not None and not within(absolute, refused)) or caller_is_trusted(1):
             return real_importlib_import(name, globals, locals, fromlist, level)
         raise ImportError(f"No module named {absolute or name!r}", name=absolute or name)
 
     builtins.__import__ = guarded_import
     importlib.import_module = guarded_import_module
     importlib.__import__ = guarded_importlib_import
+    return frozenset((caller_module.__code__,))

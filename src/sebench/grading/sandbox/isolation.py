@@ -53,6 +53,7 @@ LAYERS = (
     "uid_drop",
     "landlock",
     "seccomp",
+    "introspection",
 )
 # The layers that confine what code can reach; rlimits and process groups only bound resources.
 CONTAINMENT = ("network_namespace", "uid_drop", "landlock", "seccomp")
@@ -172,6 +173,8 @@ def setup_server(config: SandboxConfig, protected: list[str]) -> ServerIsolation
     warnings: list[str] = []
     layers["rlimits"] = True
     layers["process_group"] = True
+    # an audit hook, installed by the server itself (audit.py): works wherever Python runs
+    layers["introspection"] = config.wants("introspection")
     try:
         prctl(_PR_SET_CHILD_SUBREAPER, 1)
         layers["subreaper"] = True
@@ -287,7 +290,8 @@ def setup_server(config: SandboxConfig, protected: list[str]) -> ServerIsolation
         "process_group": "a session per child, killed as a group after each job",
         "network_namespace": "no network: a namespace with only a down loopback",
         "mount_namespace": "private mounts for the scratch dir and the interpreter",
-        "seccomp": "exec, new processes, sockets, ptrace, signals to others refused",
+        "seccomp": "exec, new processes, sockets, ptrace, signals to others, signal handlers refused",
+        "introspection": "an audit hook refuses frames, gc, tracing, ctypes, code rewriting",
     }
     for name, text in described.items():
         if isolation.layers[name]:

@@ -5,8 +5,8 @@ Never pickle: unpickling what an untrusted process sends runs its code. Readers 
 cap before buffering, so a hostile writer cannot make the reader allocate without bound.
 
 A job (grader -> zygote, trusted both ends) is a frame of text fields instead of JSON: its code,
-its entry point and one argument text per case, each field UTF-8 with lone surrogates passed
-through. Decoding it writes half as many pages as `json.loads` does, and in the zygote each page
+its entry point, its mode ("" or "perturbed") and one argument text per case, each field UTF-8
+with lone surrogates passed through. Decoding it writes half as many pages as `json.loads` does, and in the zygote each page
 written is a trap (its pages are shared with the last child it forked): 0.05 ms per job here.
 """
 
@@ -123,10 +123,18 @@ class FrameReader:
         return self._ready.pop(0)
 
 
-def encode_job(code: str, entry_point: str, inputs: Sequence[str]) -> bytes:
-    """A job frame: `code`, `entry_point`, then each case's argument text. TypeError when a field
-    is not text (a caller's bug: nothing is written)."""
-    fields = [str.encode(text, "utf-8", "surrogatepass") for text in (code, entry_point, *inputs)]
+PERTURBED = "perturbed"
+
+
+def encode_job(
+    code: str, entry_point: str, inputs: Sequence[str], perturbed: bool = False
+) -> bytes:
+    """A job frame: `code`, `entry_point`, the mode, then each case's argument text. TypeError
+    when a field is not text (a caller's bug: nothing is written)."""
+    mode = PERTURBED if perturbed else ""
+    fields = [
+        str.encode(text, "utf-8", "surrogatepass") for text in (code, entry_point, mode, *inputs)
+    ]
     body = struct.pack(f">{len(fields)}I", *map(len, fields)) + b"".join(fields)
     if len(body) > MAX_JOB_BYTES:
         raise ValueError(f"job of {len(body)} bytes, over {MAX_JOB_BYTES}")
@@ -140,8 +148,9 @@ class JobReader:
         self.fd = fd
         self._buffer = b""
 
-    def read(self) -> tuple[str, str, list[str]] | None:
-        """The next job as (code, entry point, argument texts); None at the end of the stream
+    def read(self) -> tuple[str, str, list[str], bool] | None:
+        """The next job as (code, entry point, argument texts, perturbed); None at the end of the
+        stream
         (a job cut short by it included: nobody waits for its result).
 
         A malformed job raises ProtocolError once it has been read whole, so the next one is
@@ -156,8 +165,8 @@ class JobReader:
             return None
         body, self._buffer = self._buffer[JOB_HEADER.size : end], self._buffer[end:]
         lengths_size = 4 * count
-        if count < 2 or lengths_size > size:
-            raise ProtocolError("a job has a code and an entry point")
+        if count < 3 or lengths_size > size:
+            raise ProtocolError("a job has a code, an entry point and a mode")
         lengths = struct.unpack_from(f">{count}I", body)
         if lengths_size + sum(lengths) != size:
             raise ProtocolError("job fields do not add up to its size")
@@ -168,7 +177,9 @@ class JobReader:
                 start += length
         except UnicodeDecodeError:
             raise ProtocolError("job field is not UTF-8") from None
-        return fields[0], fields[1], fields[2:]
+        if fields[2] not in ("", PERTURBED):
+            raise ProtocolError(f"unknown job mode {fields[2]!r}")
+        return fields[0], fields[1], fields[3:], fields[2] == PERTURBED
 
     def _fill(self, size: int) -> bool:
         """Read until the buffer holds `size` bytes; False if the stream ends first."""

@@ -113,6 +113,9 @@ _FALLBACK_NUMBERS = {
 }
 # Calls whose first argument is a pid: allowed only when it is the calling process itself.
 SELF_ONLY = ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")
+# Installing a signal handler: refused by the child's own filter. A Python handler receives the
+# frame that was running, the harness's included, and no audit event announces it (audit.py).
+SIGNAL_HANDLERS = ("rt_sigaction", "sigaction", "signal")
 
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -175,7 +178,7 @@ def available() -> bool:
 
 
 @cache
-def _numbers() -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
+def _numbers() -> tuple[dict[str, int], dict[str, int], dict[str, int], dict[str, int]]:
     # Resolved once in the server, so a child does no name lookups.
     lib = _library()
     assert lib is not None
@@ -190,7 +193,7 @@ def _numbers() -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
                 found[name] = _FALLBACK_NUMBERS[name]
         return found
 
-    return resolve(DENIED), resolve(PROCESS_CREATION), resolve(SELF_ONLY)
+    return resolve(DENIED), resolve(PROCESS_CREATION), resolve(SELF_ONLY), resolve(SIGNAL_HANDLERS)
 
 
 @dataclass(frozen=True)
@@ -219,7 +222,7 @@ def prepare() -> Filters | None:
     """Compile both parts once (in the server, before any fork); None without libseccomp."""
     if _library() is None:
         return None
-    denied, creation, self_only = _numbers()
+    denied, creation, self_only, handlers = _numbers()
 
     def inherited(add: _AddRule) -> None:
         for number in denied.values():
@@ -236,6 +239,8 @@ def prepare() -> Filters | None:
                 add(eperm, number)
         for number in self_only.values():
             add(eperm, number, _ArgCmp(0, _CMP_NE, _PLACEHOLDER_PID, 0))
+        for number in handlers.values():
+            add(eperm, number)
 
     own_program = _compile(own)
     if not own_program.pid_offsets:

@@ -36,9 +36,11 @@ import site  # noqa: E402 - under -S (see isolation.server_command) it only defi
 import time  # noqa: E402
 
 from sebench.grading.sandbox import (  # noqa: E402
+    audit,
     child,
     import_guard,
     isolation,
+    perturbation,
     protocol,
     zygote,
 )
@@ -97,6 +99,10 @@ PREIMPORTS = (
 # solution that uses it imports it in its own child.
 NUMPY_PREIMPORTS = ("numpy", "numpy.linalg", "numpy.fft", "numpy.polynomial")
 
+# Library functions that compute nothing (copies and views of their argument): never perturbed,
+# so a plain-Python answer passed through one does not depend on the library (audit.py).
+CONVERSIONS = ("asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "copy")
+
 
 def preimport(extra: tuple[str, ...] = ()) -> None:
     # The builtins `site` adds (`exit`, `quit`, `help`, ...): solutions graded officially have them.
@@ -116,20 +122,43 @@ class Server:
         importlib.import_module(package)
         importlib.import_module(f"{package}.{library['submodule']}")
         runtime = importlib.import_module(f"{package}._runtime")
+        # listed before the mount namespace may hide the library's folder (a root under /tmp)
+        library_files = _sources(os.path.dirname(runtime.call.__code__.co_filename))
+        numpy = importlib.import_module("numpy")
+        modules = [sys.modules[package], sys.modules[f"{package}.{library['submodule']}"]]
+        functions = [getattr(module, name, None) for module in modules for name in dir(module)]
+        targets = audit.closure_contents(functions, frozenset(library_files))
         preimport(NUMPY_PREIMPORTS if config.allow_numpy else ())
         self.isolation = isolation.setup_server(config, protected=[library["root"]])
         sys.path.remove(library["root"])
         # Installed here, once, rather than in each child: the server imports nothing more, and
         # every child inherits the guard without paying for setting it up.
-        if not config.allow_numpy:
-            import_guard.install((package,))
+        perturb = perturbation.perturber(numpy)
+        guard_introspection = self.isolation.layers["introspection"]
+        # NumPy-form tasks' pool: NumPy may be imported; the modules that find live objects
+        # stay refused as everywhere
+        refused = () if config.allow_numpy else import_guard.REFUSED
+        frame_readers = import_guard.install((package,), guard_introspection, refused)
+        # The hook's controls are held by this frame and the zygote's only: never by a module.
+        controls = audit.install(
+            call_code=runtime.call.__code__,
+            library_files=library_files,
+            targets=targets,
+            made_at_run_time=(numpy.vectorize,),
+            conversions=[getattr(numpy, name) for name in CONVERSIONS if hasattr(numpy, name)],
+            protected_files=_sources(os.path.dirname(child.__file__)),
+            frame_readers=frame_readers,
+            perturb=perturb,
+            refuse_introspection=guard_introspection,
+        )
         # The server's environment (already free of the grader's variables) is the children's.
         os.environ["HOME"] = os.environ["TMPDIR"] = self.isolation.scratch
         # Objects that exist now are never collected: a collection in a child would otherwise
         # write to every object's header and copy the whole heap page by page (copy-on-write).
         gc.freeze()
         self.results, results_write = os.pipe()  # every child's frames, one child at a time
-        self.zygote = zygote.start(config, self.isolation, runtime, jobs, results_write)
+        self.zygote = zygote.start(config, self.isolation, controls, jobs, results_write)
+        del controls
         os.close(results_write)
         self._child: int | None = None  # the last child, until `finish` is done with it
         self._exit: tuple[int, int] | None = None  # how it ended (si_code, si_status), once known
@@ -399,6 +428,16 @@ class Server:
             else:
                 with contextlib.suppress(OSError):
                     os.unlink(path)
+
+
+def _sources(folder: str) -> set[str]:
+    """The Python source files under `folder`, named as their code objects name them."""
+    return {
+        os.path.join(parent, name)
+        for parent, _, names in os.walk(folder)
+        for name in names
+        if name.endswith(".py")
+    }
 
 
 def _text(value: object) -> str | None:

@@ -33,7 +33,7 @@ import traceback
 from collections.abc import Callable, Iterator
 from typing import NoReturn
 
-from sebench.grading.sandbox import child, isolation, limits, protocol
+from sebench.grading.sandbox import audit, child, isolation, limits, protocol
 from sebench.grading.sandbox.config import SandboxConfig
 
 NONCE_CHARS = 32
@@ -93,12 +93,12 @@ class Zygote:
 def start(
     config: SandboxConfig,
     server: isolation.ServerIsolation,
-    runtime,
+    controls: audit.Controls,
     jobs: int,
     results: int,
 ) -> Zygote:
     """Fork the zygote from the warm, isolated server. It reads jobs from `jobs` (the grader's
-    pipe) and its children write frames to `results`."""
+    pipe) and its children write frames to `results`; `controls` drive the audit hook."""
     ready_read, ready = os.pipe()
     reports, reports_write = os.pipe()
     server_pid = os.getpid()
@@ -126,11 +126,11 @@ def start(
             first_private = 3 + len(shared)
 
             def prepare_child(
-                nonce: str, code: str, entry_point: str, inputs: list[str]
+                nonce: str, code: str, entry_point: str, inputs: list[str], perturbed: bool
             ) -> Iterator[None]:
                 budget = config.max_output_bytes
                 return child.prepare(
-                    nonce, code, entry_point, inputs, results, plan, runtime, budget
+                    nonce, code, entry_point, inputs, perturbed, results, plan, controls, budget
                 )
 
             def start_child(box: list[Iterator[None]]) -> NoReturn:
@@ -151,7 +151,7 @@ def _serve(
     jobs: int,
     ready: int,
     reports: int,
-    prepare_child: Callable[[str, str, str, list[str]], Iterator[None]],
+    prepare_child: Callable[[str, str, str, list[str], bool], Iterator[None]],
     start_child: Callable[[list[Iterator[None]]], NoReturn],
 ) -> NoReturn:
     """The zygote's loop: everything it writes between two forks is in these lines."""
@@ -179,12 +179,12 @@ def _serve(
             continue
         if fields is None:  # the grader closed the pipe
             exit_now(0)
-        code, entry, inputs = fields
+        code, entry, inputs, perturbed = fields
         n_inputs = len(inputs)
         # The child's run travels in a list that the child empties: this frame stays on the
         # child's stack, below the untrusted code, so it keeps neither the run nor the nonce.
-        box = [prepare_child(nonce, code, entry, inputs)]
-        del fields, nonce, code, entry, inputs
+        box = [prepare_child(nonce, code, entry, inputs, perturbed)]
+        del fields, nonce, code, entry, inputs, perturbed
         t0 = perf()
         pid = fork()
         if pid == 0:

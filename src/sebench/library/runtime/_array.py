@@ -36,10 +36,11 @@ def _is_plain_type(value):
     return any(value is plain for plain in _PLAIN_TYPES)
 
 
-def build(np, package, record):
+def build(np, package, call):
     """(ZWCArray, wrap, unwrap, make_function) for the package `package`.
 
-    `record(is_constructor)` is called once per library function call (the grader's counters).
+    `call(target, is_constructor, args, kwargs)` (`_runtime.call`) makes every library function
+    call: the grader counts and may perturb the calls there.
     """
     ndarray = np.ndarray
     generic = np.generic
@@ -426,8 +427,7 @@ def build(np, package, record):
 
     def _function(target, name, module, is_constructor, doc):
         def function(*args, **kwargs):
-            record(is_constructor)
-            return wrap(target(*unwrap(args), **unwrap(kwargs)))
+            return wrap(call(target, is_constructor, unwrap(args), unwrap(kwargs)))
 
         # a fresh function whose globals hold only the builtins: `f.__globals__` leads nowhere
         visible = FunctionType(

@@ -1,25 +1,22 @@
-"""Call counters for the grader (trusted code only): how many library functions ran.
+"""The one place every library function call passes (trusted code only): `call`.
 
-This module holds only integers and two functions, so that reaching it hands out nothing else.
+Each call is announced as an audit event (`sys.audit`) before it runs. Used on its own, the
+package has no hook for it, and announcing costs next to nothing and changes nothing. The
+grader's sandbox installs a hook (`sebench.grading.sandbox.audit`) that counts the calls it can
+trace to this function called from the library's own wrappers, and, in a perturbed run, answers
+with a function that nudges the result. The counts and the mode live only in that hook, which no
+Python code can name: this module holds nothing worth forging or reading.
 """
 
-_calls = 0
-_non_constructor_calls = 0
+from sys import audit as _audit
+
+EVENT = "sebench.library_call"
 
 
-def call_counts():
-    """(library function calls since the last reset, the same without the array constructor)."""
-    return _calls, _non_constructor_calls
-
-
-def reset_call_counts():
-    global _calls, _non_constructor_calls
-    _calls = 0
-    _non_constructor_calls = 0
-
-
-def _record(is_constructor):
-    global _calls, _non_constructor_calls
-    _calls += 1
-    if not is_constructor:
-        _non_constructor_calls += 1
+def call(target, is_constructor, args, kwargs):
+    """`target(*args, **kwargs)`, announced; the result as the grader's hook leaves it."""
+    answer = [is_constructor, None]  # the hook may put a function in answer[1]
+    _audit(EVENT, answer, target)
+    result = target(*args, **kwargs)
+    change = answer[1]
+    return result if change is None else change(result)

@@ -1,0 +1,257 @@
+"""The audit hook: where the evidence of library use lives, and what refuses introspection.
+
+The untrusted code shares its process with the harness and the library, so whatever the verdict
+depends on must be out of its reach. Python code can reach any object through attributes
+(`__closure__`, `__globals__`, `sys.modules`, ...), and the static policy refuses those paths it
+can see; what it cannot see must hold nothing of value. Only two places are out of reach of every
+attribute path: the stack of the harness (reachable through frames alone) and an audit hook
+(`sys.addaudithook`: no Python API lists the hooks; `gc` would find it). So:
+
+- The counts of library calls and the perturbation mode live in this hook's closure. The library
+  announces each call (`_runtime.call` raises the audit event `sebench.library_call` with the
+  function it is about to call); the hook counts it only when the frame raising it runs
+  `_runtime.call`'s own code object, the frame below that runs code from the library's own
+  files, and the function is one the library's functions held when the server started (or a
+  vectorized function the library made since): the call came through a real library function
+  to a real target. A program that calls `_runtime.call` itself, replaces it, or rebinds a cell
+  of a library function's closure (`__closure__`, which no audit event covers) counts nothing.
+- In a perturbed run every counted call's result is nudged, but for the pure conversions
+  (`conversions`: `asarray`, `copy`, ...), which compute nothing: passing a plain-Python answer
+  through one must not make it depend on the library.
+- The harness's controls (`arm`, `reset`, `counts`) and its frame sender exist only as locals
+  of the harness, on the stack below the untrusted code.
+- Once armed (in the child, just before the untrusted code runs), the hook refuses what finds
+  live objects or rewrites code: frames (`sys._getframe`, `sys._current_frames`, `tb_frame`,
+  `gi_frame`, `cr_frame`, `ag_frame`), tracing and profiling hooks, `gc.get_objects` /
+  `get_referrers` / `get_referents`, new audit hooks, new functions or code objects built from
+  existing code (`function.__new__`, `code.__new__`, `marshal` but for the import system),
+  assigning `__code__`, compiling code under the name of a library file or running library or
+  sandbox code objects with `exec`, every `ctypes` primitive, `pickle`'s global lookups, and
+  opening `/proc` (raw memory). The hook itself calls `sys._getframe` while it checks a library
+  call; it lets its own calls through. Signal handlers, which receive the running frame without
+  an audit event, are refused by the child's seccomp filter and taken away from Python here.
+
+The refusals are the `introspection` layer (`SandboxConfig.layers`); counting and perturbing
+always run, since the verdict needs them. A refused call raises `RuntimeError` (`ValueError`
+for `sys._getframe`, which the standard library expects when a frame does not exist, e.g.
+`collections.namedtuple` reading its caller's module name; `PermissionError` for `open`).
+
+What it does not stop: reaching module objects through attributes (the static policy refuses
+those paths; nothing of the verdict is there), and a program that detects the perturbed run by
+checking a library result against a constant it knows (see docs/grading.md).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+LIBRARY_CALL = "sebench.library_call"  # the event `_runtime.call` raises (it names it itself)
+
+REFUSED_EVENTS = frozenset(
+    (
+        "sys._current_frames",
+        "sys._current_exceptions",
+        "sys.settrace",
+        "sys.setprofile",
+        "sys.addaudithook",
+        "sys.monitoring.register_callback",
+        "gc.get_objects",
+        "gc.get_referrers",
+        "gc.get_referents",
+        "pickle.find_class",
+    )
+)
+FRAME_ATTRIBUTES = frozenset(("tb_frame", "gi_frame", "cr_frame", "ag_frame"))
+
+
+@dataclass(frozen=True)
+class Controls:
+    """What the harness holds (as locals) to drive the hook in its child."""
+
+    arm: Callable[[bool], None]  # the untrusted code starts now; True: a perturbed run
+    reset: Callable[[], None]  # counts back to zero (before each case)
+    counts: Callable[[], tuple[int, int]]  # (library calls, the same without the constructor)
+
+
+def install(
+    call_code: Any,
+    library_files: Iterable[str],
+    targets: Iterable[Any],
+    made_at_run_time: tuple[type, ...],
+    conversions: Iterable[Any],
+    protected_files: Iterable[str],
+    frame_readers: Iterable[Any],
+    perturb: Callable[[Any], Any],
+    refuse_introspection: bool,
+) -> Controls:
+    """Add the hook to this process (the fork server, before its zygote exists).
+
+    `call_code`: the code object of the library's `_runtime.call`; `library_files`: the library
+    package's source files; `targets`: what the library's functions may call (`closure_contents`);
+    `made_at_run_time`: types of targets the library makes later (NumPy's `vectorize`);
+    `conversions`: targets whose results are never perturbed; `protected_files`: source files
+    whose code objects user code must not `exec` (the library's and the sandbox's);
+    `frame_readers`: code objects of trusted functions that call `sys._getframe` (the import
+    guard); `perturb`: nudges one raw result.
+    """
+    # Everything the hook uses is bound here: the code may rebind this module's globals or any
+    # builtin, never these locals.
+    event_name, refused_events, frame_attributes = LIBRARY_CALL, REFUSED_EVENTS, FRAME_ATTRIBUTES
+    runtime_error, value_error, getattr_, fsdecode = RuntimeError, ValueError, getattr, os.fsdecode
+    permission_error = PermissionError
+    names_proc = _names_proc
+    library = frozenset(library_files)
+    kept = list(targets)  # alive, so their ids stay theirs
+    target_ids = frozenset(map(id, kept))
+    conversion_ids = frozenset(map(id, conversions))
+    id_ = id
+    made_ids = frozenset(map(id, made_at_run_time))
+    protected = frozenset(protected_files) | library
+    readers = frozenset(frame_readers)
+    getframe, get_ident, realpath = sys._getframe, _thread_ident(), os.path.realpath
+    type_, list_, str_, bytes_, len_ = type, list, str, bytes, len
+    state = [False, False, 0, 0]  # armed, perturbed, calls, non-constructor calls
+    busy = [0]  # the thread inside the hook's own frame lookups (its events pass)
+
+    def refuse(event: str) -> RuntimeError:
+        return runtime_error(f"{event} is not available to the graded program")
+
+    def library_call(args: tuple) -> None:
+        if len_(args) != 2:
+            return
+        answer, target = args
+        # the exact type, by identity: `isinstance` would ask the object's own `__class__`, and
+        # `in` its metaclass's `__eq__`
+        if id_(target) not in target_ids and id_(type_(target)) not in made_ids:
+            return
+        busy[0] = get_ident()
+        try:
+            caller = getframe(2)  # 0: this function, 1: the hook, 2: what raised the event
+            genuine = caller.f_code is call_code and caller.f_back.f_code.co_filename in library
+        finally:
+            busy[0] = 0
+        if not genuine or type_(answer) is not list_ or len_(answer) != 2:
+            return
+        state[2] += 1
+        if answer[0] is not True:
+            state[3] += 1
+            if state[1] and id_(target) not in conversion_ids:
+                answer[1] = perturb
+
+    def caller_code() -> Any:
+        busy[0] = get_ident()
+        try:
+            return getframe(2).f_code  # 0: this function, 1: the hook, 2: what raised the event
+        finally:
+            busy[0] = 0
+
+    def hook(event: str, args: tuple) -> None:
+        if not state[0] or busy[0] == get_ident():
+            return
+        if event == event_name:
+            library_call(args)
+            return
+        if not refuse_introspection:
+            return
+        if event == "function.__new__" or event == "code.__new__":
+            # the library makes its own functions (a vectorized callable); nothing else may
+            if caller_code().co_filename not in library:
+                raise refuse(event)
+        elif event in refused_events or event[:7] == "ctypes.":
+            raise refuse(event)
+        elif event == "sys._getframe":
+            if caller_code() not in readers:
+                raise value_error("call stack is not deep enough")
+        elif event == "object.__getattr__":
+            if args[1] in frame_attributes:
+                raise refuse(f"reading {args[1]}")
+        elif event == "object.__setattr__" or event == "object.__delattr__":
+            if args[1] == "__code__":
+                raise refuse("replacing __code__")
+        elif event == "marshal.loads" or event == "marshal.load":
+            # the import system reading a .pyc; anyone else could make code objects that claim
+            # to come from a library file
+            if caller_code().co_filename[:18] != "<frozen importlib.":
+                raise refuse(event)
+        elif event == "exec":
+            if getattr_(args[0], "co_filename", None) in protected:
+                raise refuse("running the library's code objects")
+        elif event == "compile":
+            name = args[1]
+            if type_(name) is str_ and (name in protected or name[:8] == "<frozen "):
+                raise refuse("compiling under the name of trusted code")
+        elif event == "open" and type_(args[0]) is not int:
+            path = args[0]
+            # exact text only: a path object is asked for its path again after this check
+            exact = type_(path) is str_ or type_(path) is bytes_
+            if not exact or names_proc(fsdecode(path), realpath):
+                raise permission_error(13, "opening /proc (or by a path object) is refused here")
+
+    def arm(perturbed: bool) -> None:
+        state[0], state[1] = True, perturbed is True
+
+    def reset() -> None:
+        state[2] = state[3] = 0
+
+    def counts() -> tuple[int, int]:
+        return state[2], state[3]
+
+    sys.addaudithook(hook)
+    if refuse_introspection:
+        _refuse_signal_handlers()
+    return Controls(arm, reset, counts)
+
+
+def closure_contents(functions: Iterable[Any], files: frozenset[str]) -> list[Any]:
+    """Everything the closures of `functions` hold, and of the functions they hold in turn when
+    their code is in `files` (the library's): the targets its functions call."""
+    found: list[Any] = []
+    seen: set[int] = set()
+    pending = [f for f in functions if getattr(f, "__code__", None) is not None]
+    while pending:
+        function = pending.pop()
+        if id(function) in seen or function.__code__.co_filename not in files:
+            continue
+        seen.add(id(function))
+        for cell in function.__closure__ or ():
+            try:
+                value = cell.cell_contents
+            except ValueError:  # an empty cell
+                continue
+            # a table of targets (a dict, a list) counts as its items
+            items = value.values() if type(value) is dict else value
+            for item in items if type(value) in (dict, list, tuple) else (value,):
+                found.append(item)
+                if getattr(item, "__code__", None) is not None:
+                    pending.append(item)
+    return found
+
+
+def _refuse_signal_handlers() -> None:
+    """A Python signal handler receives the running frame, and installing one raises no audit
+    event: where seccomp works the child's filter refuses `rt_sigaction` itself (seccomp.py);
+    this takes the Python function away everywhere (nothing in the server or the zygote
+    installs a handler after this point)."""
+    import _signal
+    import signal
+
+    def refused(signalnum: object, handler: object) -> None:
+        raise RuntimeError("signal handlers are not available to the graded program")
+
+    _signal.signal = signal.signal = refused
+
+
+def _names_proc(path: str, realpath: Callable[[str], str]) -> bool:
+    # `proc` as any component too: a relative path may be opened from a descriptor of `/`
+    return "proc" in path.split("/") or realpath(path)[:6] in ("/proc", "/proc/")
+
+
+def _thread_ident() -> Callable[[], int]:
+    # `_thread`, not `threading`: the fork server must never import threading (server.py)
+    import _thread
+
+    return _thread.get_ident

@@ -1,0 +1,176 @@
+"""The rule "the answer depends on the library" (class 5 of issue 12).
+
+A program that knows the answers without the library (here: it looks them up in a table keyed by
+its arguments, the strongest no-knowledge cheat) and adds a library call that does not matter
+must never be graded correct, whatever form the call takes; honest programs, whose answers come
+from the library, stay correct. Measured on self-made tasks (the demo's generator, any library)
+and, where the data is there, on every task of the dev set.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import pytest
+
+from sebench.data.schema import Task
+from sebench.data.translate import to_library
+from sebench.grading.compare import outputs_match
+from sebench.grading.grader import Grader
+from sebench.grading.sandbox import Job, SandboxConfig
+from sebench.grading.verdicts import Verdict, VerdictKind
+from sebench.library.library import Library
+from sebench.training.taskgen import TWELVE_FUNCTIONS, TaskSetConfig, generate_tasks
+from tests.grading.conftest import fenced
+
+RULE = "answer-independent-of-library"
+
+
+@dataclass(frozen=True)
+class Names:
+    package: str
+    constructor: str  # `zwc.yitaf`
+    function: str  # a library function other than the constructor: `zwc.kocito` (mean)
+    conversions: tuple[str, ...]  # `asarray`, `copy`: they compute nothing
+
+
+def names_of(library: Library) -> Names:
+    mapping = library.table.numpy_to_library()
+    conversions = tuple(mapping[name] for name in ("asarray", "copy") if name in mapping)
+    return Names(library.table.package, library.table.constructor, mapping["mean"], conversions)
+
+
+# Each form of a library call that changes nothing: (text before the function, text inside it).
+def irrelevant_calls(n: Names) -> dict[str, tuple[str, str]]:
+    call = f"{n.function}({n.constructor}([1.0, 2.0]))"
+    return {
+        "bare call": ("", f"    {call}\n"),
+        "unused assignment": ("", f"    unused = {call}\n"),
+        "try/except pass": (
+            "",
+            f"    try:\n        {n.function}(args)\n    except Exception:\n        pass\n",
+        ),
+        "call on a constant": ("", f"    {n.function}(3.0)\n"),
+        "default argument": (f"def helper(value={call}):\n    return value\n\n", "    helper()\n"),
+        "result tested, branch never taken": ("", f"    if {call} is None:\n        return None\n"),
+        "module-level call": (f"{call}\n\n", ""),
+    }
+
+
+def cheat(task: Task, n: Names, before: str, inside: str, through: str = "") -> str:
+    """Answers looked up by the call's own arguments: no library knowledge at all (`through`:
+    a library function the answer, then a number, passes through on its way out)."""
+    table = {
+        _key(text): ast.literal_eval(expected) if through else expected
+        for text, expected in zip(task.test_inputs, task.expected, strict=True)
+    }
+    return (
+        f"import {n.package}\n\nANSWERS = {table!r}\n\n{before}"
+        f"def {task.entry_point}(*args, **kwargs):\n{inside}"
+        f"    return {through}(ANSWERS[repr((args, sorted(kwargs.items())))])\n"
+    )
+
+
+def _key(arguments: str) -> str:
+    # the same key the cheat computes in the sandbox, from the same argument text (trusted data)
+    def capture(*args, **kwargs):
+        return repr((args, sorted(kwargs.items())))
+
+    return eval(f"capture({arguments})", {"capture": capture})  # noqa: S307
+
+
+def grade_all(grader: Grader, items: Iterable[tuple[Task, str]]) -> list[tuple[Task, Verdict]]:
+    return [(item[0], v) for item, v in grader.grade_many((t, fenced(c)) for t, c in items)]
+
+
+def check_cheats(grader: Grader, tasks: list[Task], n: Names) -> None:
+    items = [
+        (task, cheat(task, n, before, inside))
+        for task in tasks
+        for before, inside in irrelevant_calls(n).values()
+    ]
+    verdicts = grade_all(grader, items)
+    correct = [task.task_id for task, v in verdicts if v.kind is VerdictKind.CORRECT]
+    assert correct == [], f"{len(correct)} / {len(verdicts)} cheats graded correct"
+    # The cheats did answer right and did call the library: the rule, not some failure,
+    # refused them (a key the sandbox cannot rebuild, e.g. a set's order, is a rare exception).
+    refused_by_rule = sum(v.rule == RULE for _, v in verdicts)
+    by_rule_at_run_time = {"no-library-call-at-run-time", RULE}
+    assert sum(v.rule in by_rule_at_run_time for _, v in verdicts) >= 0.9 * len(verdicts)
+    assert refused_by_rule >= 0.6 * len(verdicts), [v for _, v in verdicts][:5]
+
+
+def check_honest(grader: Grader, items: list[tuple[Task, str]]) -> None:
+    verdicts = grade_all(grader, items)
+    refused = [(task.task_id, v) for task, v in verdicts if v.kind is not VerdictKind.CORRECT]
+    assert refused == []
+
+
+@pytest.fixture(scope="module")
+def demo_tasks(seeded_library) -> list[Task]:
+    config = TaskSetConfig(functions=TWELVE_FUNCTIONS, train_per_function=0, test_per_function=2)
+    return list(generate_tasks(seeded_library.table, config).test)
+
+
+@pytest.fixture(scope="module")
+def seeded_grader(seeded_library):
+    with Grader(seeded_library, SandboxConfig(workers=2)) as warm:
+        yield warm
+
+
+def test_the_demo_tasks_answers_stay_correct(seeded_grader, demo_tasks):
+    check_honest(seeded_grader, [(task, task.extra["target"]) for task in demo_tasks])
+
+
+def test_no_irrelevant_library_call_makes_a_lookup_table_correct_on_self_made_tasks(
+    seeded_grader, seeded_library, demo_tasks
+):
+    check_cheats(seeded_grader, demo_tasks, names_of(seeded_library))
+
+
+def test_the_lookup_tables_print_the_right_answers(seeded_grader, seeded_library, demo_tasks):
+    """So the cheats above fail for the rule alone, not for a wrong answer."""
+    n = names_of(seeded_library)
+    for task in demo_tasks:
+        job = Job(cheat(task, n, "", ""), task.entry_point, task.test_inputs)
+        execution = seeded_grader.execute(job)
+        printed = [case.printed for case in execution.cases]
+        assert all(map(outputs_match, printed, task.expected)), (printed, task.expected)
+
+
+def test_an_answer_passed_through_a_conversion_does_not_depend_on_the_library(
+    seeded_grader, seeded_library, demo_tasks
+):
+    """`asarray` and `copy` compute nothing: the perturbed run leaves their results alone."""
+    n = names_of(seeded_library)
+    scalar = [t for t in demo_tasks if all(_is_number(text) for text in t.expected)]
+    items = [(t, cheat(t, n, "", "", through)) for t in scalar for through in n.conversions]
+    verdicts = grade_all(seeded_grader, items)
+    assert len(verdicts) >= 10
+    assert all(v.rule == RULE for _, v in verdicts), [v for _, v in verdicts][:3]
+
+
+def _is_number(text: str) -> bool:
+    try:
+        return type(ast.literal_eval(text)) in (int, float)
+    except (ValueError, SyntaxError):
+        return False
+
+
+def test_every_irrelevant_call_on_the_dev_set_is_refused(grader, dev_tasks, official_library):
+    check_cheats(grader, list(dev_tasks), names_of(official_library))
+
+
+def test_the_translated_references_of_the_dev_set_stay_correct(grader, dev_tasks):
+    """The ones graded correct before the rule (the 56 of docs/data.md) all still are."""
+    items = []
+    for task in dev_tasks:
+        translation = to_library(task.numpy_reference or "", grader.library.table)
+        if translation.ok and translation.code:
+            items.append((task, translation.code))
+    verdicts = grade_all(grader, items)
+    refused_by_rule = [task.task_id for task, v in verdicts if v.rule == RULE]
+    assert refused_by_rule == []
+    assert sum(v.kind is VerdictKind.CORRECT for _, v in verdicts) >= 56
