@@ -59,3 +59,7 @@ def sebench(*args: object, cwd: Path | None = None, env: dict[str, str] | None =
 def write_tasks(path: Path) -> Path:
     path.write_text("".join(json.dumps(row) + "\n" for row in TASKS), encoding="utf-8")
     return path
+
+
+if __name__ == "__main__":  # scripts/check_core_install.sh: the task file, without pytest
+    write_tasks(Path(sys.argv[1]))

@@ -12,7 +12,7 @@ from tests.cli.cli_run import SRC, sebench
 
 
 def test_cli_starts_without_click_installed() -> None:
-    # typer >= 0.27 bundles its own click and no longer installs `click`: a core install has none
+    # typer >= 0.26 bundles its own click and no longer installs `click`: a core install has none
     code = (
         "import sys; sys.modules['click'] = None; sys.argv = ['sebench', '--help']; "
         "from sebench.cli.main import main; main()"
