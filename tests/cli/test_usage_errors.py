@@ -57,6 +57,7 @@ USAGE_ERRORS = {
         "'--workers'",
     ),
     "negative workers": (["validate", "--workers", "-1"], "'--workers'"),
+    "negative library seed": (["validate", "--seed", "-3"], "'--seed'"),
     "workers of run": (["run", "--workers", "5000"], "'--workers'"),
     "zero samples": (["rollout", "--samples", "0"], "'--samples'"),
     "zero tasks": (["run", "--tasks", "0"], "'--tasks'"),

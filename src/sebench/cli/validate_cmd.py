@@ -34,7 +34,8 @@ def validate(
         typer.Option("--lib", help="A built library folder (default: the official one)."),
     ] = None,
     seed: Annotated[
-        int | None, typer.Option("--seed", help="Validate against a fresh library from this seed.")
+        int | None,
+        typer.Option("--seed", min=0, help="Validate against a fresh library from this seed."),
     ] = None,
     api_doc: Annotated[
         Path | None,
