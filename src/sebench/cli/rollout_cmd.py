@@ -76,7 +76,7 @@ def resolve_library(lib: Path | None, data: str | Path | None, api_doc: Path | N
 
 # Backend options `sebench rollout` and `sebench run` both take.
 ConcurrencyOption = Annotated[int, typer.Option(min=1, help="openai: requests in flight.")]
-TimeoutOption = Annotated[float, typer.Option(min=1.0, help="openai: seconds per attempt.")]
+TimeoutOption = Annotated[float, typer.Option(min=0.1, help="openai: seconds per attempt.")]
 RetriesOption = Annotated[int, typer.Option(min=0, help="openai: retries per request.")]
 BatchSizeOption = Annotated[int, typer.Option(min=1, help="hf: prompts per batch.")]
 DeviceOption = Annotated[str | None, typer.Option(help="hf: torch device.")]
