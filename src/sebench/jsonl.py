@@ -55,6 +55,8 @@ def read_completed(path: str | Path, key: Callable[[dict[str, Any]], Hashable]) 
     done: set[Hashable] = set()
     if not path.exists():
         return done
+    if path.is_dir():
+        raise InputError("is a folder, expected a .jsonl file to write", path=str(path))
     with path.open("rb") as handle:
         for raw in handle:
             try:

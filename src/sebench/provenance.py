@@ -9,16 +9,22 @@ from datetime import UTC, datetime
 from importlib import metadata
 from typing import Any
 
+# sebench and every runtime dependency in pyproject.toml (tests/test_provenance.py checks it)
 _TRACKED = (
     "sebench",
     "numpy",
+    "typer",
+    "rich",
     "torch",
     "transformers",
     "trl",
     "peft",
+    "accelerate",
     "datasets",
+    "gguf",
     "openai",
     "vllm",
+    "matplotlib",
 )
 
 

@@ -314,6 +314,25 @@ def test_shims_have_no_leading_underscore_and_only_needed_ones_are_emitted(offic
     assert not any(name.startswith("_") for name in defined)
 
 
+def test_shims_follow_the_code_so_that_its_first_function_stays_first(
+    official_library, monkeypatch
+):
+    """The official rules run a program's first `def`: the task's function, not a shim."""
+    code = "import numpy as np\ndef f(a):\n    return np.array(a).sum().item()\n"
+    tree = ast.parse(to_library(code, official_library.table).code)
+    functions = [n.name for n in tree.body if isinstance(n, ast.FunctionDef)]
+    assert functions[0] == "f"
+    # a shim that module-level code calls must be defined before it
+    code = "import numpy as np\nTOTAL = np.array([1, 2]).sum()\ndef f(a):\n    return TOTAL\n"
+    translated = to_library(code, official_library.table).code
+    tree = ast.parse(translated)
+    assert [n.name for n in tree.body if isinstance(n, ast.FunctionDef)][-1] == "f"
+    monkeypatch.syspath_prepend(str(official_library.root))
+    namespace: dict = {}
+    exec(compile(translated, "<translated>", "exec"), namespace)  # runs: the shim came first
+    assert namespace["f"](None) == 3
+
+
 def test_reverse_translation_restores_numpy_names(official_library):
     code = (
         "import zwc\nfrom zwc import rfx\n\ndef f(a):\n    return zwc.kocito(a) + rfx.quvohe(a)\n"

@@ -8,7 +8,12 @@ from typing import Annotated
 
 import typer
 
+from sebench.errors import SebenchError
 from sebench.grading.rules import Rules
+from sebench.grading.sandbox.config import MAX_WORKERS
+
+# Below this even an empty program times out: the child's set-up alone takes a few milliseconds.
+MIN_TIMEOUT_S = 0.1
 
 RulesOption = Annotated[
     Rules,
@@ -40,16 +45,21 @@ def eval_command(
         ),
     ] = None,
     workers: Annotated[
-        int, typer.Option("--workers", help="Sandbox workers (0: one per CPU core).")
+        int,
+        typer.Option(
+            "--workers", min=0, max=MAX_WORKERS, help="Sandbox workers (0: one per CPU core)."
+        ),
     ] = 0,
     timeout: Annotated[
-        float, typer.Option("--timeout", help="Seconds per program (official: 3).")
+        float,
+        typer.Option("--timeout", min=MIN_TIMEOUT_S, help="Seconds per program (official: 3)."),
     ] = 3.0,
     tolerance: Annotated[
-        float, typer.Option("--tolerance", help="Absolute tolerance (official: 1e-2).")
+        float, typer.Option("--tolerance", min=0.0, help="Absolute tolerance (official: 1e-2).")
     ] = 1e-2,
     rel_tolerance: Annotated[
-        float | None, typer.Option("--rel-tolerance", help="Also accept this relative error.")
+        float | None,
+        typer.Option("--rel-tolerance", min=0.0, help="Also accept this relative error."),
     ] = None,
     subset: Annotated[
         Path | None, typer.Option("--subset", help="Grade only the task ids in this file.")
@@ -74,10 +84,18 @@ def eval_command(
         TimeRemainingColumn,
     )
 
-    from sebench.grading.runner import EvalConfig, check_responses_path, evaluate
+    from sebench.grading.runner import (
+        EvalConfig,
+        check_responses_path,
+        default_library,
+        evaluate,
+    )
 
     # a mistyped path fails at once, before the library is found or built
     check_responses_path(responses)
+    for path, option in ((out, "--out"), (summary, "--summary")):
+        if path.is_dir():
+            raise SebenchError(f"{path}: is a folder; {option} takes a file name")
 
     from sebench.grading.sandbox.config import SandboxConfig
     from sebench.library.library import Library
@@ -96,7 +114,8 @@ def eval_command(
         subset=str(subset) if subset is not None else None,
         rules=rules,
     )
-    library = Library.load(lib) if lib is not None else None
+    # found (or built) before the progress bar starts, so a missing library is the only output
+    library = Library.load(lib) if lib is not None else default_library(sources)
     counts = {"correct": 0}
     with Progress(
         TextColumn("[bold]grading"),
@@ -132,8 +151,6 @@ def eval_command(
             raise SystemExit(130) from None
     _render(console, result, summary)
     if not result["samples"]:  # an empty or all-bad file is not a score of 0.0%
-        from sebench.errors import SebenchError
-
         raise SebenchError(
             f"{responses}: nothing was graded ({result['bad_rows']} bad rows, no sample to grade)"
         )

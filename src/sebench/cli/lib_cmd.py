@@ -26,7 +26,7 @@ def build(
     ] = None,
     seed: Annotated[
         int | None,
-        typer.Option("--seed", help="Build a fresh library with new names from this seed."),
+        typer.Option("--seed", min=0, help="Build a fresh library with new names from this seed."),
     ] = None,
     api_doc: Annotated[
         Path | None,
@@ -38,6 +38,9 @@ def build(
     ] = None,
     package: Annotated[str, typer.Option(help="Package name (with --seed).")] = "zwc",
     submodule: Annotated[str, typer.Option(help="Linalg submodule name (with --seed).")] = "rfx",
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace a library already built in --out.")
+    ] = False,
 ) -> None:
     """Write an importable package DIR/<package>/ plus api_doc.jsonl, API.md and pyproject.toml."""
     from sebench.library.build import build_library
@@ -53,11 +56,17 @@ def build(
                 "--official (the official library has fixed names)"
             )
         library = build_library(
-            load_official_table(official), out, api_doc_path=official, origin="official"
+            load_official_table(official),
+            out,
+            api_doc_path=official,
+            origin="official",
+            replace=force,
         )
     else:
         table = generate_table(seed, package=package, submodule=submodule)
-        library = build_library(table, out, api_doc_path=api_doc, origin="seed", seed=seed)
+        library = build_library(
+            table, out, api_doc_path=api_doc, origin="seed", seed=seed, replace=force
+        )
     console = Console(highlight=False)
     meta = library.meta
     console.print(
@@ -83,7 +92,7 @@ def lint(
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
-    show: Annotated[int, typer.Option(help="Findings to list.")] = 20,
+    show: Annotated[int, typer.Option(min=0, help="Findings to list.")] = 20,
 ) -> None:
     """Report what the docs leak (NumPy, np., SciPy, official names) and unknown references.
 

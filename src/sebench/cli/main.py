@@ -7,8 +7,8 @@ wires them together and turns user-facing errors into a one-line message and exi
 from __future__ import annotations
 
 import sys
+from typing import NoReturn
 
-import click
 import typer
 from rich.console import Console
 
@@ -53,23 +53,39 @@ def main() -> None:
     err = Console(stderr=True)
     try:
         # standalone_mode=False hands back exit codes (typer.Exit, and 130 for Ctrl-C) instead of
-        # exiting, so that user-facing errors can be rendered here, once.
+        # exiting, and raises usage errors, so that every user-facing error is rendered here, once.
         code = app(standalone_mode=False)
     except SebenchError as exc:
         err.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
         sys.exit(2)
     except KeyboardInterrupt:
         code = 130
-    except click.ClickException as exc:  # usage errors carry their own exit code
-        exc.show()
-        sys.exit(exc.exit_code)
-    except click.exceptions.Abort:
+    except typer.TyperException as exc:
+        # typer bundles its own click (and `click` itself may not be installed): its usage
+        # errors (UsageError, BadParameter, NoSuchOption, ...) all derive from TyperException.
+        _usage_error(err, exc)
+    except typer.Abort:
         code = 130
     if code == 130:
         err.print(
             "[yellow]interrupted: finished work is saved; rerun the same command to resume[/]"
         )
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _usage_error(err: Console, exc: typer.TyperException) -> NoReturn:
+    """One line saying what is wrong, a hint where help is, exit 2 (a user error, like ours)."""
+    message = exc.format_message()
+    if not message or message.startswith("Usage:"):
+        # a group called without a command (no_args_is_help): the help is the message, or typer
+        # has printed it already (rich)
+        typer.echo(message, err=True, nl=False)
+        sys.exit(2)
+    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    context = getattr(exc, "ctx", None)  # usage errors carry the command they happened in
+    if context is not None:
+        err.print(f"see: {context.command_path} --help", highlight=False, soft_wrap=True)
+    sys.exit(2)
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ def show(
         Path | None,
         typer.Option(help="The official api_doc.jsonl (default: found next to the data)."),
     ] = None,
-    top_k: Annotated[int, typer.Option(help="Docs retrieved in open-retrieved mode.")] = 5,
+    top_k: Annotated[int, typer.Option(min=1, help="Docs retrieved in open-retrieved mode.")] = 5,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the chat messages as JSON.")
     ] = False,

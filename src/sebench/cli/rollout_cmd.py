@@ -75,10 +75,10 @@ def resolve_library(lib: Path | None, data: str | Path | None, api_doc: Path | N
 
 
 # Backend options `sebench rollout` and `sebench run` both take.
-ConcurrencyOption = Annotated[int, typer.Option(help="openai: requests in flight.")]
-TimeoutOption = Annotated[float, typer.Option(help="openai: seconds per attempt.")]
-RetriesOption = Annotated[int, typer.Option(help="openai: retries per request.")]
-BatchSizeOption = Annotated[int, typer.Option(help="hf: prompts per batch.")]
+ConcurrencyOption = Annotated[int, typer.Option(min=1, help="openai: requests in flight.")]
+TimeoutOption = Annotated[float, typer.Option(min=0.1, help="openai: seconds per attempt.")]
+RetriesOption = Annotated[int, typer.Option(min=0, help="openai: retries per request.")]
+BatchSizeOption = Annotated[int, typer.Option(min=1, help="hf: prompts per batch.")]
 DeviceOption = Annotated[str | None, typer.Option(help="hf: torch device.")]
 
 
@@ -251,14 +251,14 @@ def register(app: typer.Typer) -> None:
         mode: Annotated[
             list[PromptMode] | None, typer.Option(help="Prompt mode (repeat for several).")
         ] = None,
-        samples: Annotated[int, typer.Option(help="Samples per task and mode.")] = 1,
-        limit: Annotated[int | None, typer.Option(help="Only the first N tasks.")] = None,
+        samples: Annotated[int, typer.Option(min=1, help="Samples per task and mode.")] = 1,
+        limit: Annotated[int | None, typer.Option(min=1, help="Only the first N tasks.")] = None,
         subset: Annotated[
             Path | None, typer.Option(help="A file of task ids to keep (e.g. the verified subset).")
         ] = None,
-        temperature: Annotated[float, typer.Option(help="Official: 0.6.")] = 0.6,
-        top_p: Annotated[float, typer.Option()] = 1.0,
-        max_new_tokens: Annotated[int, typer.Option(help="Official: 8192.")] = 8192,
+        temperature: Annotated[float, typer.Option(min=0.0, help="Official: 0.6.")] = 0.6,
+        top_p: Annotated[float, typer.Option(min=0.0, max=1.0)] = 1.0,
+        max_new_tokens: Annotated[int, typer.Option(min=1, help="Official: 8192.")] = 8192,
         thinking: Annotated[
             bool | None,
             typer.Option(
@@ -280,7 +280,9 @@ def register(app: typer.Typer) -> None:
             Path | None,
             typer.Option(help="The official api_doc.jsonl (default: found next to the data)."),
         ] = None,
-        top_k: Annotated[int, typer.Option(help="Docs retrieved in open-retrieved mode.")] = 5,
+        top_k: Annotated[
+            int, typer.Option(min=1, help="Docs retrieved in open-retrieved mode.")
+        ] = 5,
         retry_errors: Annotated[
             bool, typer.Option(help="On resume, retry samples whose request failed.")
         ] = True,

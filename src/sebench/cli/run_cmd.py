@@ -41,6 +41,7 @@ from sebench.cli.rollout_cmd import (
     stop_on_interrupt,
 )
 from sebench.grading.rules import Rules
+from sebench.grading.sandbox.config import MAX_WORKERS
 from sebench.prompts.modes import PromptMode
 
 AGENTS = (BackendKind.ORACLE, BackendKind.NUMPY_AGENT, BackendKind.PLAIN_AGENT)
@@ -164,17 +165,19 @@ def register(app: typer.Typer) -> None:
         tasks: Annotated[
             int | None,
             typer.Option(
-                help="Tasks per split, a seeded sample (default: 8 without --model, else all)."
+                min=1,
+                help="Tasks per split, a seeded sample (default: 8 without --model, else all).",
             ),
         ] = None,
-        samples: Annotated[int, typer.Option(help="Samples per task and mode.")] = 1,
+        samples: Annotated[int, typer.Option(min=1, help="Samples per task and mode.")] = 1,
         agents: Annotated[bool, typer.Option(help="Also grade the reference agents.")] = True,
-        temperature: Annotated[float, typer.Option(help="Official: 0.6.")] = 0.6,
+        temperature: Annotated[float, typer.Option(min=0.0, help="Official: 0.6.")] = 0.6,
         max_new_tokens: Annotated[
             int | None,
             typer.Option(
+                min=1,
                 help=f"Default: {QUICK_MAX_NEW_TOKENS} without --model, else the official "
-                f"{OFFICIAL_MAX_NEW_TOKENS}."
+                f"{OFFICIAL_MAX_NEW_TOKENS}.",
             ),
         ] = None,
         thinking: Annotated[bool | None, typer.Option("--thinking/--no-thinking")] = None,
@@ -192,7 +195,9 @@ def register(app: typer.Typer) -> None:
             Path | None, typer.Option(help="A built library folder (default: official).")
         ] = None,
         api_doc: Annotated[Path | None, typer.Option(help="The official api_doc.jsonl.")] = None,
-        workers: Annotated[int, typer.Option(help="Sandbox workers (0: one per core).")] = 0,
+        workers: Annotated[
+            int, typer.Option(min=0, max=MAX_WORKERS, help="Sandbox workers (0: one per core).")
+        ] = 0,
         allow_unisolated: Annotated[
             bool,
             typer.Option(

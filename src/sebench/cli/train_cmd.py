@@ -37,8 +37,8 @@ def register(app: typer.Typer) -> None:
         functions: Annotated[
             str, typer.Option(help="Comma-separated NumPy names, or 'demo' / 'twelve'.")
         ] = "demo",
-        train_per_function: Annotated[int, typer.Option()] = 64,
-        test_per_function: Annotated[int, typer.Option()] = 8,
+        train_per_function: Annotated[int, typer.Option(min=1)] = 64,
+        test_per_function: Annotated[int, typer.Option(min=1)] = 8,
         api_doc: Annotated[
             Path | None,
             typer.Option(help="Use the official library built from this api_doc.jsonl."),

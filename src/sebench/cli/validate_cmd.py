@@ -11,6 +11,7 @@ from rich.table import Table
 
 from sebench.cli.eval_cmd import RulesOption
 from sebench.grading.rules import Rules
+from sebench.grading.sandbox.config import MAX_WORKERS
 
 MAX_LISTED = 60  # non-verified tasks listed on screen; the --report file has all of them
 
@@ -35,7 +36,8 @@ def validate(
         typer.Option("--lib", help="A built library folder (default: the official one)."),
     ] = None,
     seed: Annotated[
-        int | None, typer.Option("--seed", help="Validate against a fresh library from this seed.")
+        int | None,
+        typer.Option("--seed", min=0, help="Validate against a fresh library from this seed."),
     ] = None,
     api_doc: Annotated[
         Path | None,
@@ -44,8 +46,9 @@ def validate(
         ),
     ] = None,
     out_subset: Annotated[
-        Path, typer.Option("--out-subset", help="Where to write the verified task ids (JSON).")
-    ] = Path("verified_subset.json"),
+        Path | None,
+        typer.Option("--out-subset", help="Write the verified task ids here (JSON)."),
+    ] = None,
     emit_responses: Annotated[
         Path | None,
         typer.Option(
@@ -56,7 +59,9 @@ def validate(
     report: Annotated[
         Path | None, typer.Option("--report", help="Write every task's outcome here (JSONL).")
     ] = None,
-    workers: Annotated[int, typer.Option(help="Sandbox workers (0: one per CPU core).")] = 0,
+    workers: Annotated[
+        int, typer.Option(min=0, max=MAX_WORKERS, help="Sandbox workers (0: one per CPU core).")
+    ] = 0,
     no_plain: Annotated[
         bool, typer.Option("--no-plain", help="Skip running the plain-Python references.")
     ] = False,
@@ -77,6 +82,14 @@ def validate(
 
     if lib is not None and seed is not None:
         raise SebenchError("give at most one of --lib DIR and --seed N")
+    outputs = (
+        (out_subset, "--out-subset"),
+        (report, "--report"),
+        (emit_responses, "--emit-responses"),
+    )
+    for path, option in outputs:
+        if path is not None and path.is_dir():
+            raise SebenchError(f"{path}: is a folder; {option} takes a file name")
     console = Console(highlight=False)
     library = _library(lib, seed, api_doc, data)
     if split is not None:
@@ -102,16 +115,18 @@ def validate(
         raise SebenchError(f"{data}: no split found to validate")
     if not all_tasks:  # an empty file is not 0.0% verified
         raise SebenchError(f"{data}: no tasks to validate (the data holds no rows)")
-    write_subset(out_subset, reports)
+    if out_subset is not None:
+        write_subset(out_subset, reports)
     if report is not None:
         write_report(report, reports)
     if emit_responses is not None:
         count = write_responses(emit_responses, all_tasks, reports)
         console.print(f"wrote {count} translated references to {emit_responses}")
     _render(console, reports, library)
-    console.print(
-        f"verified task ids: {out_subset}" + (f"; every task: {report}" if report else "")
-    )
+    written = [f"verified task ids: {out_subset}"] if out_subset is not None else []
+    written += [f"every task: {report}"] if report is not None else []
+    if written:
+        console.print("; ".join(written))
 
 
 def _library(lib: Path | None, seed: int | None, api_doc: Path | None, data: str | None):

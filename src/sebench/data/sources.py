@@ -101,8 +101,10 @@ def infer_split(source: str | Path) -> str | None:
     return None
 
 
-def find_api_doc(source: str | Path | None = None) -> Path:
-    """The `api_doc.jsonl` belonging to `source` (a file, a data folder, `SEBENCH_DATA`, the hub)."""
+def find_api_doc(source: str | Path | None = None, *, fix: str = "pass --api-doc PATH") -> Path:
+    """The `api_doc.jsonl` belonging to `source` (a file, a data folder, `SEBENCH_DATA`, the hub).
+
+    `fix` ends each error message: how the calling command lets the user name the file."""
     if source is None:
         env = os.environ.get(DATA_ENV)
         source = env if env else HUB_REPO
@@ -116,19 +118,18 @@ def find_api_doc(source: str | Path | None = None) -> Path:
             if found is not None:
                 return found
         raise SebenchError(
-            f"{path}: no api_doc.jsonl next to this file or in an official layout above it; "
-            f"pass --api-doc PATH"
+            f"{path}: no api_doc.jsonl next to this file or in an official layout above it; {fix}"
         )
     if path.is_dir():
         found = _local_api_doc(path)
         if found is not None:
             return found
         raise SebenchError(
-            f"{path}: no api_doc.jsonl (looked for {', '.join(_API_DOC_FILES)}); pass --api-doc PATH"
+            f"{path}: no api_doc.jsonl (looked for {', '.join(_API_DOC_FILES)}); {fix}"
         )
     if _is_repo_id(str(source)):
-        return _hub_api_doc(str(source))
-    raise SebenchError(f"{source}: no such file or folder; pass --api-doc PATH")
+        return _hub_api_doc(str(source), fix)
+    raise SebenchError(f"{source}: no such file or folder; {fix}")
 
 
 def load_subset(path: str | Path) -> frozenset[str]:
@@ -280,7 +281,7 @@ def _load_hub(repo: str, split: str, *, revision: str | None, label: str) -> lis
     return _tasks_from_rows(iter(rows), split, path=f"{label}[{split}]")
 
 
-def _hub_api_doc(repo: str) -> Path:
+def _hub_api_doc(repo: str, fix: str) -> Path:
     """The api doc file of a hub dataset repo, when the repo has one."""
     hub = require("huggingface_hub", "data")
     _require_hub_reachable(repo)
@@ -292,8 +293,8 @@ def _hub_api_doc(repo: str) -> Path:
         except Exception:  # noqa: BLE001 - any miss (absent file, offline) means: try the next
             continue
     raise SebenchError(
-        f"{repo}: the hub dataset has no api_doc.jsonl that could be downloaded; pass --api-doc "
-        f"PATH (the official repo's datasets/train/api_doc.jsonl) or set {DATA_ENV}=FOLDER"
+        f"{repo}: the hub dataset has no api_doc.jsonl (the official repo's "
+        f"datasets/train/api_doc.jsonl) that could be downloaded; {fix}, or set {DATA_ENV}=FOLDER"
     )
 
 

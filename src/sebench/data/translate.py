@@ -97,6 +97,12 @@ def to_library(numpy_code: str, table: NameTableLike) -> Translation:
     header, missing = _header(rewriter, table)
     if missing:
         return Translation(None, missing)
+    # Shim functions go after the code when nothing at module level calls them: the official
+    # rules run the first `def` of a program, which must stay the task's function.
+    definitions = [node for node in header if isinstance(node, ast.FunctionDef)]
+    if definitions and not _names_run_at_import(tree) & {node.name for node in definitions}:
+        header = [node for node in header if not isinstance(node, ast.FunctionDef)]
+        tree.body.extend(definitions)
     tree.body[_insert_at(tree) : _insert_at(tree)] = header
     ast.fix_missing_locations(tree)
     code = ast.unparse(tree) + "\n"
@@ -477,6 +483,24 @@ def _header(rewriter: _ToLibrary, table: NameTableLike) -> tuple[list[ast.stmt],
             )
         )
     return ast.parse("\n".join(lines)).body, []
+
+
+def _names_run_at_import(tree: ast.Module) -> set[str]:
+    """Names read by what runs when the module is executed: everything but function bodies
+    (decorators and defaults run; a class body runs, its methods' bodies do not)."""
+    names: set[str] = set()
+    pending: list[ast.AST] = list(tree.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            arguments = node.args
+            pending.extend(arguments.defaults + [d for d in arguments.kw_defaults if d])
+            pending.extend(getattr(node, "decorator_list", []))
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            names.add(node.id)
+        pending.extend(ast.iter_child_nodes(node))
+    return names
 
 
 def _fill_empty_bodies(tree: ast.AST) -> None:

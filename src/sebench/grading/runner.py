@@ -30,6 +30,7 @@ from sebench.provenance import provenance
 if TYPE_CHECKING:
     from sebench.grading.sandbox.config import SandboxConfig
     from sebench.library.library import Library
+    from sebench.library.table import NameTable
 
 MAX_REPORTED_BAD_ROWS = 20
 ProgressCallback = Callable[[int, int, Verdict], None]  # (graded so far, to grade, verdict)
@@ -76,12 +77,14 @@ def default_library(data: Sequence[str | Path] = ()) -> Library:
 
     source = str(data[0]).rpartition("=")[2] if data else None
     try:
-        api_doc = find_api_doc(source)
+        # eval has no --api-doc: the fix named in the message is eval's own options
+        api_doc = find_api_doc(
+            source,
+            fix="pass --lib DIR (a library built by `sebench lib build`) or --data with the "
+            "official data (api_doc.jsonl next to it)",
+        )
     except SebenchError as exc:
-        raise SebenchError(
-            f"cannot find the official library's api_doc.jsonl ({exc}); pass --lib DIR (a "
-            "library built by `sebench lib build`) or --data with the official data"
-        ) from None
+        raise SebenchError(f"without --lib the official library is built: {exc}") from None
     return official_library(api_doc)
 
 
@@ -108,7 +111,7 @@ def evaluate(
         subset = load_subset(config.subset)
     done = _completed_keys(out_path)
     plan = _plan(responses_path, tasks, subset, done)
-    functions = library.table.numpy_to_library()
+    functions = _library_names(library.table)
 
     with JsonlAppender(out_path) as out:
         for bad in _fresh_bad_rows(responses_path, tasks, done):
@@ -225,6 +228,16 @@ def summarize(
         extra["library"] = {"root": str(library.root), "package": library.package}
     summary["provenance"] = provenance(config.to_dict() if config is not None else None, **extra)
     return summary
+
+
+def _library_names(table: NameTable) -> dict[str, str]:
+    """NumPy name -> library name, for `functions` and `per_function`: also for the linalg
+    functions the data lists bare (`cond` for `linalg.cond`, 10 of the 64 dev rows), which would
+    otherwise stay NumPy names; a bare name that is also a top-level function stays top-level."""
+    names = table.numpy_to_library()
+    for entry in table.linalg:
+        names.setdefault(entry.numpy_name.removeprefix("linalg."), table.qualified(entry))
+    return names
 
 
 def _result_row(item: Item, verdict: Verdict, functions: dict[str, str]) -> dict[str, Any]:

@@ -7,9 +7,12 @@ table and how it was made, and `out_dir/pyproject.toml` makes `pip install out_d
 
 from __future__ import annotations
 
+import importlib.machinery
+import importlib.util
 import json
 import keyword
 import shutil
+import sys
 from importlib import resources
 from pathlib import Path
 
@@ -30,12 +33,23 @@ def build_library(
     api_doc_path: str | Path | None = None,
     origin: str = "custom",
     seed: int | None = None,
+    replace: bool = False,
 ) -> Library:
     """Build `table` into `out_dir`; the docs come from `api_doc_path` when given (official
-    texts, renamed for a non-official table), else from NumPy's own docstrings, renamed."""
+    texts, renamed for a non-official table), else from NumPy's own docstrings, renamed.
+
+    An existing library in `out_dir` is replaced only with `replace`."""
     check_table(table)
     out = Path(out_dir)
-    if out.exists() and any(out.iterdir()) and not (out / META_FILE).exists():
+    if out.exists() and not out.is_dir():
+        raise SebenchError(f"{out}: is a file; --out takes a folder (new or empty)")
+    if (out / META_FILE).exists():
+        if not replace:
+            raise SebenchError(
+                f"{out}: already holds a built library; choose a new folder for --out, or pass "
+                "--force to replace it"
+            )
+    elif out.exists() and any(out.iterdir()):
         raise SebenchError(
             f"{out}: folder exists and is not a built library; choose an empty "
             "or new folder for --out"
@@ -76,11 +90,32 @@ def check_table(table: NameTable) -> None:
     for ident in (table.package, table.submodule, *(e.name for e in table.entries)):
         if not ident.isidentifier() or keyword.iskeyword(ident) or ident.startswith("_"):
             raise SebenchError(f"{ident!r} is not a usable public Python name")
+    check_package_name(table.package)
     bare = [e.name for e in table.entries]
     if len(set(bare)) != len(bare):
         raise SebenchError("library names must be distinct")
     if table.submodule in bare or table.submodule == "ZWCArray" or "ZWCArray" in bare:
         raise SebenchError(f"the submodule name {table.submodule!r} collides with a function name")
+
+
+def check_package_name(package: str) -> None:
+    """The package must not shadow a real module: the library runtime imports NumPy itself, and
+    graded code that imports `os` or `numpy` must get the real one (or the grader's refusal)."""
+    shadowed = package in sys.stdlib_module_names
+    if not shadowed:
+        spec = importlib.util.find_spec(package)
+        # a library built here and installed (`pip install L`) is found too: that is no clash
+        shadowed = spec is not None and not _is_built_library(spec)
+    if shadowed:
+        raise SebenchError(
+            f"package name {package!r} is an importable module here (standard library or "
+            "installed); choose another name"
+        )
+
+
+def _is_built_library(spec: importlib.machinery.ModuleSpec) -> bool:
+    locations = spec.submodule_search_locations or []
+    return any((Path(folder) / "_table.py").is_file() for folder in locations)
 
 
 def table_module(table: NameTable) -> str:

@@ -21,6 +21,11 @@ class Library:
     root: Path  # the folder to put on sys.path; holds <package>/, api_doc.jsonl, API.md
     table: NameTable
 
+    def __post_init__(self) -> None:
+        # absolute, once for every caller: the sandbox runs graded code from another working
+        # directory (cwd "/"), where a relative root (`--lib ../L`) finds no package
+        object.__setattr__(self, "root", Path(self.root).resolve())
+
     @property
     def package(self) -> str:
         return self.table.package
