@@ -126,7 +126,7 @@ def build(np, package, record):
             return _wrap_array(_get(self).T)
 
         def __array__(self, dtype=None, copy=None):
-            if not isinstance(dtype, raw_dtype):  # NumPy itself passes its dtypes
+            if not issubclass(type(dtype), raw_dtype):  # NumPy itself passes its dtypes
                 dtype = inbound(dtype, 0)
             if copy:
                 return np_array(_get(self), dtype=dtype, copy=True)
@@ -377,7 +377,7 @@ def build(np, package, record):
         # what NumPy's dtype may compare with: nothing it would call back with NumPy objects
         if type(other) is dtype:
             return _get_dtype(other)
-        if isinstance(other, raw_dtype) or type(other) is str or _is_plain_type(other):
+        if issubclass(type(other), raw_dtype) or type(other) is str or _is_plain_type(other):
             return other
         return _REFUSED
 
