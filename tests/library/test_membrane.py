@@ -362,7 +362,8 @@ def test_a_refusal_is_a_type_error_naming_the_argument_and_what_is_accepted(func
     message = str(refused.value)
     assert type(refused.value).__name__ == "UnsupportedArgumentError"
     assert "argument 'axis'" in message and "IndexLike" in message and "lists" in message
-    with pytest.raises(TypeError, match="argument 1 holds a ListSub"):
+    assert message.startswith("zwc.kocito: ")
+    with pytest.raises(TypeError, match="argument 1: a ListSub is not accepted"):
         mean(ListSub([1.0]))
 
 
@@ -407,9 +408,9 @@ def test_callbacks_in_every_container_see_library_values(functions, zwc: ModuleT
     numpy_objects(seen, found)
     assert not found, found
     assert all(type(v) in (zwc.ZWCArray, int, float, str) for v in seen), [type(v) for v in seen]
-    with pytest.raises(TypeError, match="UnsupportedArgument|holds a"):
+    with pytest.raises(TypeError, match="a ListSub is not accepted"):
         functions["piecewise"](A([1.0]), [[True]], ListSub([spy]))
-    with pytest.raises(TypeError, match="holds a DictSub"):
+    with pytest.raises(TypeError, match="a DictSub is not accepted"):
         functions["array2string"](A([1.5]), formatter=DictSub({"float": spy}))
 
 

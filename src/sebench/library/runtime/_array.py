@@ -38,9 +38,10 @@ _PLAIN_TYPES = (int, float, complex, bool, str, bytes, object)
 _PLAIN_ARG_IDS = frozenset(map(id, (bool, int, float, complex, str, bytes, type(None))))
 _MAX_DEPTH = 100  # nesting deeper than NumPy's 64 dimensions is a cycle or an attack
 ACCEPTED = (
-    "library arrays, int, float, complex, bool, str, bytes, None, range, slices, the types int, "
-    "float, complex, bool, str, bytes and object (as dtypes), a library dtype, lists, tuples "
-    "and dicts of these, and functions (called with library values)"
+    "the library accepts library arrays, int, float, complex, bool, str, bytes, None, range, "
+    "slices, the types int, float, complex, bool, str, bytes and object (as dtypes), a library "
+    "dtype, lists, tuples and dicts of these (convert other containers with list(), tuple() or "
+    "dict()), and functions (called with library values)"
 )
 _REFUSED = object()
 _set_traceback = BaseException.with_traceback
@@ -160,7 +161,7 @@ def build(np, package, record):
         def __contains__(self, value):
             other = _operand(value)
             if other is _REFUSED:
-                raise refused(f"`in` on a ZWCArray accepts {ACCEPTED}, not {_name(value)}")
+                raise refused(f"`in` on a ZWCArray: a {_name(value)} is not accepted; {ACCEPTED}")
             return bool((_get(self) == other).any())
 
         def __bool__(self):
@@ -404,7 +405,7 @@ def build(np, package, record):
         if kind is ZWCArray:
             return _get(value)
         if depth > _MAX_DEPTH:
-            raise refused("arguments nested more than 100 deep")
+            raise refused(f"containers nested more than {_MAX_DEPTH} deep are not accepted")
         if kind is list:
             # copy first: another thread cannot change what was checked
             items = list(value)
@@ -436,7 +437,7 @@ def build(np, package, record):
             return value
         if callable(value):  # functions, partials, methods, classes: see library values only
             return _callback(value)
-        raise refused(_name(value))
+        raise refused(f"a {_name(value)} is not accepted; {ACCEPTED}")
 
     def _arguments(args, kwargs, name):
         """(positional, keyword) arguments as NumPy may see them; refusals name the argument."""
@@ -445,11 +446,11 @@ def build(np, package, record):
             keywords = {}
             for key, value in kwargs.items():
                 if type(key) is not str:
-                    raise refused(_name(key))
+                    raise refused(f"a keyword of type {_name(key)} is not accepted")
                 keywords[key] = inbound(value, 0)
             return positional, keywords
         except UnsupportedArgumentError as refusal:
-            what = refusal.args[0] if refusal.args else "?"
+            reason = refusal.args[0]
         where = next(
             (f"argument {position}" for position, v in enumerate(args, 1) if not _accepted(v)),
             None,
@@ -457,7 +458,7 @@ def build(np, package, record):
             (f"argument '{str.__str__(k)}'" for k, v in kwargs.items() if not _accepted(v)),
             "a keyword",
         )
-        raise refused(f"{name}: {where} holds a {what}; the library accepts {ACCEPTED}")
+        raise refused(f"{name}: {where}: {reason}")
 
     def _accepted(value):
         try:
