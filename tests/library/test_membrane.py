@@ -455,9 +455,12 @@ def test_numpy_errors_come_back_as_library_errors_with_a_message_only(
     while tb is not None:
         frames.append(tb.tb_frame)
         tb = tb.tb_next
-    # the frames below this test's own: the library's, none holding NumPy or the raw-array slot
-    for frame in frames[1:]:
+    # the library's frames: none holds NumPy or the raw-array slot, nor leads to the builtins
+    library = [f for f in frames if f.f_code.co_filename.endswith("_array.py")]
+    assert library, [f.f_code.co_filename for f in frames]
+    for frame in library:
         assert "_get" not in frame.f_locals and "target" not in frame.f_locals
+        assert frame.f_globals == {"__builtins__": {}} and "__import__" not in frame.f_builtins
 
 
 def test_a_callbacks_own_exception_comes_back_as_it_is_without_numpy_frames(
@@ -505,6 +508,11 @@ def test_array_methods_raise_sanitized_errors_from_frames_without_the_raw_array(
         found: list[str] = []
         numpy_objects(error, found)
         assert not found, found
+        library = 0
         while tb is not None:
-            assert "_get" not in tb.tb_frame.f_locals, tb.tb_frame.f_code.co_name
+            if tb.tb_frame.f_code.co_filename.endswith("_array.py"):
+                library += 1
+                assert "_get" not in tb.tb_frame.f_locals, tb.tb_frame.f_code.co_name
+                assert "__import__" not in tb.tb_frame.f_builtins
             tb = tb.tb_next
+        assert library == 1, "the traceback should end in the library's outer frame"

@@ -22,7 +22,6 @@ The membrane (docs/library.md, "The membrane"):
   is, without the traceback and chain it collected inside NumPy.
 """
 
-import builtins
 from collections import namedtuple
 from types import FunctionType
 
@@ -56,6 +55,15 @@ def _is_plain_type(value):
 
 def _final(cls, **kwargs):
     raise TypeError("library types cannot be subclassed")
+
+
+def _isolated(function, name):
+    """`function` with globals that hold nothing, not even the builtins: the frames a traceback
+    shows (`tb_frame.f_globals`, `f_builtins`) and `__globals__` lead nowhere."""
+    fresh = FunctionType(function.__code__, {"__builtins__": {}}, name, None, function.__closure__)
+    fresh.__qualname__ = function.__qualname__
+    fresh.__doc__ = function.__doc__
+    return fresh
 
 
 def build(np, package, record):
@@ -572,20 +580,21 @@ def build(np, package, record):
                 return _mirror_error(kind)(message)
         return _mirror_error(kind)(message)
 
+    caught = BaseException  # a closure variable: the shells below have no builtins
+
     def guard(impl):
         """`impl` behind a frame that holds nothing NumPy and re-raises only sanitized errors."""
 
         def shell(*args, **kwargs):
             try:
                 return impl(*args, **kwargs)
-            except BaseException as error:
+            except caught as error:
                 failure = sanitize(error)
             raise failure
 
-        shell.__name__ = impl.__name__
         shell.__qualname__ = impl.__qualname__
         shell.__doc__ = impl.__doc__
-        return shell
+        return _isolated(shell, impl.__name__)
 
     for cls in (ZWCArray, dtype):
         for attribute, member in list(cls.__dict__.items()):
@@ -607,18 +616,15 @@ def build(np, package, record):
         _seal(sealed, (target, f"{module}.{name}", is_constructor))
 
         # the frame of this function is what a traceback shows: it holds the user's arguments,
-        # `invoke`, `sealed` and `sanitize`, none of which leads to NumPy without dunders
+        # `invoke`, `sealed`, `sanitize` and `caught`, none of which leads to NumPy without dunders
         def function(*args, **kwargs):
             try:
                 return invoke(sealed, args, kwargs)
-            except BaseException as error:
+            except caught as error:
                 failure = sanitize(error)
             raise failure
 
-        # a fresh function whose globals hold only the builtins: `f.__globals__` leads nowhere
-        visible = FunctionType(
-            function.__code__, {"__builtins__": builtins}, name, None, function.__closure__
-        )
+        visible = _isolated(function, name)
         visible.__qualname__ = name
         visible.__module__ = module
         visible.__doc__ = doc
