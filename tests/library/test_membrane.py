@@ -489,8 +489,13 @@ def test_a_callbacks_own_exception_comes_back_as_it_is_without_numpy_frames(
 
 def test_library_types_cannot_be_subclassed(zwc: ModuleType) -> None:
     for base in (zwc.ZWCArray, type(zwc.yitaf([1]).dtype)):
-        with pytest.raises(TypeError, match="cannot be subclassed"):
+        with pytest.raises(TypeError, match="cannot be subclassed") as refused:
             type("Evil", (base,), {"__radd__": lambda self, other: other})
+        tb = refused.value.__traceback__
+        while tb is not None:  # the refusing frame's globals lead nowhere
+            if tb.tb_frame.f_code.co_filename.endswith("_array.py"):
+                assert tb.tb_frame.f_globals == {"__builtins__": {}}
+            tb = tb.tb_next
 
 
 def test_array_methods_raise_sanitized_errors_from_frames_without_the_raw_array(

@@ -53,10 +53,6 @@ def _is_plain_type(value):
     return any(value is plain for plain in _PLAIN_TYPES)
 
 
-def _final(cls, **kwargs):
-    raise TypeError("library types cannot be subclassed")
-
-
 def _isolated(function, name):
     """`function` with globals that hold nothing, not even the builtins: the frames a traceback
     shows (`tb_frame.f_globals`, `f_builtins`) and `__globals__` lead nowhere."""
@@ -95,6 +91,13 @@ def build(np, package, record):
 
     UnsupportedArgumentError.__module__ = package
     refused = UnsupportedArgumentError
+    not_subclassable = TypeError
+
+    def final(cls, **kwargs):
+        raise not_subclassable("library types cannot be subclassed")
+
+    # a class statement's traceback shows this frame: its globals must lead nowhere either
+    _final = classmethod(_isolated(final, "__init_subclass__"))
 
     class ZWCArray:
         """An n-dimensional array of the library; work on it with the library's functions."""
@@ -103,7 +106,7 @@ def build(np, package, record):
         # NumPy operators and ufuncs defer to ours (so `numpy_scalar * arr` stays a ZWCArray)
         __array_ufunc__ = None
         __hash__ = None
-        __init_subclass__ = classmethod(_final)
+        __init_subclass__ = _final
 
         def __init__(self, data):
             _set(self, asarray(inbound(data, 0)))
@@ -300,7 +303,7 @@ def build(np, package, record):
         """The element type of a library array: printable, comparable, usable as `dtype=`."""
 
         __slots__ = ("_zwc_dtype",)
-        __init_subclass__ = classmethod(_final)
+        __init_subclass__ = _final
 
         def __getattr__(self, name):
             raise AttributeError(
@@ -366,7 +369,7 @@ def build(np, package, record):
         """What a library function's frame holds instead of its NumPy target."""
 
         __slots__ = ("_zwc_target",)
-        __init_subclass__ = classmethod(_final)
+        __init_subclass__ = _final
 
     sealed_slot = Sealed.__dict__["_zwc_target"]
     _unseal = sealed_slot.__get__
