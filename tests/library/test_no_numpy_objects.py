@@ -152,7 +152,6 @@ class Spy:
         "a <= s",
         "a > s",
         "a >= s",
-        "s in a",
     ],
 )
 def test_operators_never_hand_the_raw_array_to_a_reflected_method(
@@ -162,6 +161,13 @@ def test_operators_never_hand_the_raw_array_to_a_reflected_method(
     eval(expression, {"a": A([1, 2]), "s": spy})  # noqa: S307
     assert spy.seen, "the spy was not asked at all"
     assert all(_numpy_free(v) for v in spy.seen), [type(v) for v in spy.seen]
+
+
+def test_membership_of_a_foreign_object_is_refused_not_compared(A) -> None:
+    spy = Spy()
+    with pytest.raises(TypeError, match="`in` on a ZWCArray: a Spy is not accepted"):
+        spy in A([1, 2])  # noqa: B015
+    assert not spy.seen
 
 
 def test_operators_still_accept_lists_tuples_numbers_and_numpy_scalars(zwc: ModuleType, A) -> None:
