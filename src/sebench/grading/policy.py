@@ -5,7 +5,18 @@ interpreter tricks that open a way to it or to the grader (private names, dunder
 frames, dynamic attribute and namespace access, dynamic code, import machinery). It works on the
 syntax tree only, so it cannot see what a string turns into at run time; that is why every
 dynamic path (exec/eval/compile, `__import__`, `importlib`, `getattr` with a computed name,
-`sys.modules`) is refused outright instead of inspected. What it does not protect against:
+`sys.modules`) is refused outright instead of inspected.
+
+It is an allow-list at every level where a deny-list kept losing: the modules code may import,
+the names it may take from the modules that offer reflective tools (`operator`, `functools`,
+`dataclasses`, `string`, `enum`, `abc`, `copy`, `typing`), the classes a class may derive from,
+the decorators, and the special methods a class may define. Meta-programming, the way an
+attribute gets read by a name computed at run time, has no honest use in a solution and is
+refused whole: metaclasses and class keywords, class patterns in `match` on user classes,
+`type()` other than asking an object's type, `str.format` on anything but a literal,
+`format_map`, star imports, and special methods other than a short honest list (`__getattr__`,
+`__get__`, `__set_name__`, `__init_subclass__`, `__class_getitem__`, `__match_args__`, enum
+hooks such as `_missing_`, ...). What it does not protect against:
 resource abuse, files, processes, network and signals, which the sandbox handles at run time, and
 whatever the library itself exposes under public names.
 """
@@ -101,6 +112,89 @@ _RUNTIME_DUNDERS = _words(
 # `if __name__ == "__main__":` is common in responses and harmless.
 ALLOWED_DUNDER_NAMES = frozenset({"__name__"})
 
+# Names that modules with reflective tools may hand out; any other name of these modules
+# (`operator.attrgetter` under another name, `string.Formatter`, `functools.update_wrapper`,
+# `dataclasses.make_dataclass`, `enum.EnumMeta`, `abc.ABCMeta`, `typing.get_type_hints`, ...)
+# is refused under `reflective-name`, imported or read. `attrgetter`/`methodcaller` stay, for
+# direct calls with a literal name only (`dynamic-attribute`), and never under another name.
+REFLECTIVE_MODULE_NAMES: dict[str, frozenset[str]] = {
+    "operator": _words(
+        "abs add and_ attrgetter concat contains countOf delitem eq floordiv ge getitem gt iadd "
+        "iand iconcat ifloordiv ilshift imatmul imod imul index indexOf inv invert ior ipow "
+        "irshift is_ is_not isub itemgetter itruediv ixor le length_hint lshift lt matmul "
+        "methodcaller mod mul ne neg not_ or_ pos pow rshift setitem sub truediv truth xor"
+    ),
+    "functools": _words(
+        "cache cached_property cmp_to_key lru_cache partial reduce total_ordering wraps"
+    ),
+    "dataclasses": _words(
+        "dataclass field fields asdict astuple replace is_dataclass FrozenInstanceError "
+        "InitVar KW_ONLY MISSING"
+    ),
+    "string": _words(
+        "Template ascii_letters ascii_lowercase ascii_uppercase capwords digits hexdigits "
+        "octdigits printable punctuation whitespace"
+    ),
+    "enum": _words("Enum IntEnum StrEnum Flag IntFlag auto unique"),
+    "abc": _words("ABC abstractmethod"),
+    "copy": _words("copy deepcopy Error error"),
+    "typing": _words(
+        "Any AbstractSet Annotated AnyStr Callable ClassVar Collection Container Counter "
+        "DefaultDict Deque Dict Final FrozenSet Generator Generic Hashable ItemsView Iterable "
+        "Iterator KeysView List Literal LiteralString Mapping MutableMapping MutableSequence "
+        "MutableSet NamedTuple Never NoReturn NotRequired Optional OrderedDict ParamSpec Protocol "
+        "Required Reversible Self Sequence Set Sized SupportsAbs SupportsFloat SupportsIndex "
+        "SupportsInt SupportsRound Text Tuple Type TypeAlias TypeGuard TypeVar TypedDict "
+        "TYPE_CHECKING Union ValuesView cast final overload assert_never get_args get_origin"
+    ),
+}
+# What a class may derive from, besides the code's own classes: `object`, the common exceptions,
+# and the typing, enum and abc bases. Not the builtin types (a `str` subclass with its own
+# `isidentifier` walked through `dataclasses.make_dataclass` into exec'd source), not `type`.
+ALLOWED_BASES = _words(
+    "builtins.object builtins.Exception builtins.ValueError builtins.TypeError "
+    "builtins.KeyError builtins.IndexError builtins.LookupError builtins.ArithmeticError "
+    "builtins.RuntimeError builtins.ZeroDivisionError builtins.NotImplementedError "
+    "builtins.OverflowError builtins.AssertionError "
+    "typing.NamedTuple typing.TypedDict typing.Generic typing.Protocol "
+    "enum.Enum enum.IntEnum enum.StrEnum enum.Flag enum.IntFlag abc.ABC"
+)
+# The decorators code may use, besides its own functions and `@x.setter`/`getter`/`deleter`.
+ALLOWED_DECORATORS = _words(
+    "builtins.staticmethod builtins.classmethod builtins.property dataclasses.dataclass "
+    "functools.total_ordering functools.lru_cache functools.cache functools.cached_property "
+    "functools.wraps abc.abstractmethod enum.unique typing.final typing.overload"
+)
+# The special methods (and class attributes) a class may define: construction, printing,
+# comparison, hashing, the container and number protocols. Not attribute hooks (`__getattr__`,
+# `__getattribute__`, `__setattr__`), descriptors (`__get__`, `__set__`, `__set_name__`), class
+# creation hooks (`__new__`, `__init_subclass__`, `__class_getitem__`, `__prepare__`,
+# `__mro_entries__`), pickling and copying hooks, `__format__`, `__match_args__`, `__del__`,
+# `__call__`, context managers (`__exit__` gets a traceback), nor NumPy's protocols.
+ALLOWED_DUNDER_DEFINITIONS = _words(
+    "__init__ __post_init__ __repr__ __str__ __eq__ __ne__ __lt__ __le__ __gt__ __ge__ "
+    "__hash__ __len__ __iter__ __next__ __reversed__ __getitem__ __setitem__ __delitem__ "
+    "__contains__ __bool__ __int__ __float__ __abs__ __neg__ __pos__ __invert__ __round__ "
+    "__add__ __radd__ __iadd__ __sub__ __rsub__ __isub__ __mul__ __rmul__ __imul__ "
+    "__truediv__ __rtruediv__ __itruediv__ __floordiv__ __rfloordiv__ __ifloordiv__ "
+    "__mod__ __rmod__ __imod__ __pow__ __rpow__ __ipow__ __divmod__ __rdivmod__ "
+    "__and__ __rand__ __iand__ __or__ __ror__ __ior__ __xor__ __rxor__ __ixor__ "
+    "__lshift__ __rlshift__ __rshift__ __rrshift__ __slots__ __all__"
+)
+# Class patterns in `match` may name only these: a user class's `__match_args__` (or a
+# metaclass's `__instancecheck__`) would read attributes by names computed at run time.
+MATCHABLE_TYPES = _words(
+    "builtins.int builtins.float builtins.complex builtins.bool builtins.str builtins.bytes "
+    "builtins.list builtins.tuple builtins.dict builtins.set builtins.frozenset"
+)
+# Calls whose argument may be `type(x)` (asking what an object is; see visit_Call).
+_TYPE_CONSUMERS = _words(
+    "builtins.print builtins.str builtins.repr builtins.isinstance builtins.issubclass"
+)
+# Keywords that name attributes to copy (`functools.wraps(f, assigned=(name,))`).
+_WRAPPER_KEYWORDS = frozenset({"assigned", "updated"})
+_FORMAT_METHODS = frozenset({"format", "format_map"})
+
 # Rules whose refusal means the code tries to reach NumPy (verdict `uses_numpy`).
 NUMPY_RULES = frozenset({"numpy-import", "numpy-dynamic"})
 # Rules that open a dynamic path to a module; with a string naming NumPy in the code they are
@@ -114,11 +208,26 @@ _DYNAMIC_RULES = frozenset(
         "dynamic-attribute",
         "capability-attribute",
         "sys-use",
+        "reflective-name",
+        "format-call",
+        "dynamic-class",
+        "metaclass",
+        "class-base",
+        "dunder-definition",
+        "match-class",
+        "decorator",
+        "star-import",
+        "wrapper-attributes",
     }
 )
 _NUMPY_WORD = re.compile(r"numpy", re.IGNORECASE)
-# str.format fields can read attributes: "{0.__class__}", "{x._data}".
-_FORMAT_ATTRIBUTE = re.compile(r"\{[^{}]*\.\s*_")
+# str.format fields read attributes: "{0.__class__}", "{x._data}", "{0.f_back}"; the names
+# after each dot of a field (or of a field nested in a format spec).
+_FORMAT_FIELD_ATTRIBUTE = re.compile(r"\.\s*([^.\[\]{}:!]*)")
+_FORMAT_FIELD = re.compile(r"\{([^{}]*)")
+# An enum hook (`_missing_`, `_generate_next_value_`, `_ignore_`) or a dunder: a definition
+# the interpreter calls by its name.
+_SPECIAL_NAME = re.compile(r"_\w*_")
 _STDLIB = frozenset(sys.stdlib_module_names) | {"__future__"}
 # A string that is exactly a dunder name can only serve as a computed attribute name
 # (`functools.update_wrapper(box, f, assigned=("__globals__",))`); `"__main__"` is a module name.
@@ -161,7 +270,7 @@ def find_refusals(tree: ast.Module, package: str) -> list[Refusal]:
 def scan(tree: ast.Module, package: str) -> Scan:
     """Walk the code once: its refusals (in line order, NumPy ones first on the same line), its
     imports and the calls inside its functions."""
-    visitor = _PolicyVisitor(package, _sys_aliases(tree))
+    visitor = _PolicyVisitor(package, _sys_aliases(tree), _bindings(tree))
     visitor.visit(tree)
     refusals = visitor.refusals
     if any(r.rule in _DYNAMIC_RULES for r in refusals) and _mentions_numpy(tree):
@@ -188,6 +297,40 @@ def _sys_aliases(tree: ast.Module) -> frozenset[str]:
     )
 
 
+def _bindings(tree: ast.Module) -> dict[str, frozenset[str]]:
+    """What binds each name anywhere in the code (scopes ignored: stricter): `class`, `def`,
+    `module:M` (`import M`), `from:M.n` (`from M import n`) or `other` (anything else)."""
+    found: dict[str, set[str]] = {}
+
+    def bind(name: str, kind: str) -> None:
+        found.setdefault(name, set()).add(kind)
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            bind(node.name, "class")
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            bind(node.name, "def")
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    bind(alias.asname, f"module:{alias.name}")
+                else:
+                    top = alias.name.split(".")[0]
+                    bind(top, f"module:{top}")
+        elif isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                bind(alias.asname or alias.name, f"from:{node.module}.{alias.name}")
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bind(node.id, "other")
+        elif isinstance(node, ast.arg):
+            bind(node.arg, "other")
+        elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
+            bind(node.name, "other")
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            bind(node.rest, "other")
+    return {name: frozenset(kinds) for name, kinds in found.items()}
+
+
 def _mentions_numpy(tree: ast.Module) -> bool:
     docstrings = _docstring_nodes(tree)
     return any(
@@ -210,9 +353,18 @@ def _docstring_nodes(tree: ast.Module) -> set[int]:
 
 
 class _PolicyVisitor(ast.NodeVisitor):
-    def __init__(self, package: str, sys_aliases: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self,
+        package: str,
+        sys_aliases: frozenset[str] = frozenset(),
+        bindings: dict[str, frozenset[str]] | None = None,
+    ) -> None:
         self.package = package
         self.sys_aliases = sys_aliases
+        self.bindings = bindings or {}
+        self.asked_types: set[int] = set()  # ids of `type(x)` calls whose result is only looked at
+        # ids of Name nodes that only describe (annotations): `dtype: Optional[type] = None`
+        self.annotation_names: set[int] = set()
         self.sys_reads: set[int] = set()  # ids of `sys` Name nodes read as `sys.<allowed>`
         self.refusals: list[Refusal] = []
         self.direct_calls: set[int] = set()  # ids of Name nodes called directly: `getattr(x, "a")`
@@ -250,6 +402,52 @@ class _PolicyVisitor(ast.NodeVisitor):
     def refuse(self, rule: str, node: ast.AST, detail: str) -> None:
         self.refusals.append(Refusal(rule, getattr(node, "lineno", None), detail))
 
+    def resolve(self, node: ast.AST) -> str | None:
+        """What an expression names, when the code's bindings say for sure: `builtins.int`
+        (never bound), `typing.NamedTuple`, `class:Point` (only ever bound by class statements),
+        `def:helper`; None for anything else."""
+        if isinstance(node, ast.Name):
+            kinds = self.bindings.get(node.id)
+            if not kinds:
+                return f"builtins.{node.id}"
+            if len(kinds) != 1:
+                return None
+            (kind,) = kinds
+            if kind in ("class", "def"):
+                return f"{kind}:{node.id}"
+            if kind.startswith(("module:", "from:")):
+                return kind.split(":", 1)[1]
+            return None
+        if isinstance(node, ast.Attribute):
+            holder = self.resolve(node.value)
+            if holder is None or ":" in holder:
+                return None
+            return f"{holder}.{node.attr}"
+        return None
+
+    def module_of(self, node: ast.AST) -> str | None:
+        """The module a name is bound to (only by `import M [as name]`), else None."""
+        if isinstance(node, ast.Name):
+            kinds = self.bindings.get(node.id, frozenset())
+            if len(kinds) == 1 and next(iter(kinds)).startswith("module:"):
+                return next(iter(kinds)).split(":", 1)[1]
+        return None
+
+    def check_reflective_name(self, module: str, name: str, node: ast.AST) -> None:
+        allowed = REFLECTIVE_MODULE_NAMES.get(module)
+        if allowed is not None and not name.startswith("_") and name not in allowed:
+            self.refuse(
+                "reflective-name",
+                node,
+                f"uses {module}.{name}: not among the names solutions use from {module}",
+            )
+
+    def check_definition_name(self, name: str, node: ast.AST) -> None:
+        if _SPECIAL_NAME.fullmatch(name) and name not in ALLOWED_DUNDER_DEFINITIONS:
+            self.refuse(
+                "dunder-definition", node, f"defines {name}, which the interpreter calls by name"
+            )
+
     # -- imports -----------------------------------------------------------------------------
     def check_module(self, name: str, node: ast.AST) -> None:
         parts = name.split(".")
@@ -285,7 +483,13 @@ class _PolicyVisitor(ast.NodeVisitor):
             return
         self.check_module(node.module, node)
         for alias in node.names:
-            if alias.name.startswith("_") and node.module != "__future__":
+            if alias.asname:
+                self.check_definition_name(alias.asname, node)
+            if alias.name == "*":
+                self.refuse("star-import", node, f"from {node.module} import *")
+            elif alias.name in ATTRIBUTE_HELPERS and alias.asname not in (None, alias.name):
+                self.refuse("dynamic-attribute", node, f"imports {alias.name} under another name")
+            elif alias.name.startswith("_") and node.module != "__future__":
                 self.refuse("private-import", node, f"imports {alias.name} from {node.module}")
             elif node.module.split(".")[0] == "sys" and alias.name in IMPORT_TABLE_ATTRIBUTES:
                 self.refuse("import-table", node, f"imports sys.{alias.name}")
@@ -295,10 +499,38 @@ class _PolicyVisitor(ast.NodeVisitor):
                 self.refuse("capability-attribute", node, f"imports {alias.name}")
             elif node.module == "sys" and alias.name not in SYS_ATTRIBUTES:
                 self.refuse("sys-use", node, f"imports sys.{alias.name}")
+            else:
+                self.check_reflective_name(node.module, alias.name, node)
         self.generic_visit(node)
 
     # -- names and attributes ----------------------------------------------------------------
+    def check_decorators(self, node: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        for decorator in node.decorator_list:
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            named = self.resolve(target)
+            if named in ALLOWED_DECORATORS or (named or "").startswith("def:"):
+                continue
+            if (
+                isinstance(target, ast.Attribute)
+                and target.attr in ("setter", "getter", "deleter")
+                and (self.resolve(target.value) or "").startswith("def:")
+            ):
+                continue
+            self.refuse("decorator", decorator, f"decorates {node.name} with an unlisted decorator")
+
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self.check_definition_name(node.name, node)
+        self.check_decorators(node)
+        for keyword in node.keywords:
+            self.refuse(
+                "metaclass", node, f"class {node.name} passes {keyword.arg or '**'} to its creation"
+            )
+        for base in node.bases:
+            named = self.resolve(base.value if isinstance(base, ast.Subscript) else base)
+            if named not in ALLOWED_BASES and not (named or "").startswith("class:"):
+                self.refuse(
+                    "class-base", base, f"class {node.name} derives from {ast.unparse(base)[:60]}"
+                )
         for child in (*node.decorator_list, *node.bases, *node.keywords):
             self.visit(child)
         defined = set()
@@ -316,6 +548,9 @@ class _PolicyVisitor(ast.NodeVisitor):
         self.class_scope.pop()
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> None:
+        if not isinstance(node, ast.Lambda):
+            self.check_definition_name(node.name, node)
+            self.check_decorators(node)
         returns = getattr(node, "returns", None)
         if returns is not None:
             self.check_string_annotations(returns)
@@ -330,6 +565,16 @@ class _PolicyVisitor(ast.NodeVisitor):
 
     def visit_Name(self, node: ast.Name) -> None:
         name = node.id
+        if not isinstance(node.ctx, ast.Load):
+            self.check_definition_name(name, node)
+        if (
+            name == "type"
+            and isinstance(node.ctx, ast.Load)
+            and id(node) not in self.direct_calls
+            and id(node) not in self.annotation_names
+            and self.resolve(node) == "builtins.type"
+        ):
+            self.refuse("dynamic-class", node, "uses type other than to ask an object's type")
         if (
             name.startswith("__")
             and name.endswith("__")
@@ -365,6 +610,15 @@ class _PolicyVisitor(ast.NodeVisitor):
             self.refuse("dynamic-attribute", node, f"uses {attr} other than in a direct call")
         elif attr in CAPABILITY_ATTRIBUTES:
             self.refuse("capability-attribute", node, f"accesses .{attr}")
+        elif attr in _FORMAT_METHODS and not (
+            attr == "format" and isinstance(node.value, ast.Constant)
+        ):
+            self.refuse(
+                "format-call", node, f".{attr} on anything but a string literal reads attributes"
+            )
+        module = self.module_of(node.value)
+        if module is not None:
+            self.check_reflective_name(module, attr, node)
         value = node.value
         if isinstance(value, ast.Name) and value.id in self.sys_aliases:
             if attr in SYS_ATTRIBUTES:
@@ -384,6 +638,10 @@ class _PolicyVisitor(ast.NodeVisitor):
             if isinstance(func, ast.Name)
             else (func.attr if isinstance(func, ast.Attribute) else None)
         )
+        for keyword in node.keywords:
+            if keyword.arg in _WRAPPER_KEYWORDS:
+                self.refuse("wrapper-attributes", node, f"{keyword.arg}= names attributes to copy")
+        self.check_type_call(node)
         if isinstance(func, ast.Name) and name in ATTRIBUTE_BUILTINS:
             self.direct_calls.add(id(func))
             self.check_attribute_name(node, node.args[1] if len(node.args) > 1 else None, name)
@@ -391,6 +649,44 @@ class _PolicyVisitor(ast.NodeVisitor):
             self.direct_calls.add(id(func))
             for arg in node.args or [None]:
                 self.check_attribute_name(node, arg, name)
+        self.generic_visit(node)
+
+    def check_type_call(self, node: ast.Call) -> None:
+        """`type(x)` may only ask what an object is: compared (`type(x) in (int, float)`), looked
+        up (`kinds.get(type(x))`, `names[type(x)]`), called once more with at most one argument
+        (`type(x)(0)`), or printed. `type` with three
+        arguments makes a class, and `type(type(x))` is `type` itself."""
+        func = node.func
+        if self.is_type_call(func) and len(node.args) <= 1 and not node.keywords:
+            self.asked_types.add(id(func))
+        if self.resolve(func) in _TYPE_CONSUMERS or (
+            isinstance(func, ast.Attribute) and func.attr == "get"
+        ):  # `kinds.get(type(x))`: a lookup by type
+            self.asked_types.update(id(arg) for arg in node.args if self.is_type_call(arg))
+            # `isinstance(x, type)`: the class itself, only looked at
+            self.annotation_names.update(
+                id(arg) for arg in node.args if isinstance(arg, ast.Name) and arg.id == "type"
+            )
+        if not self.is_type_call(node):
+            return
+        self.direct_calls.add(id(func))
+        if len(node.args) != 1 or node.keywords or isinstance(node.args[0], ast.Starred):
+            self.refuse("dynamic-class", node, "type() with other than one argument makes a class")
+        elif self.is_type_call(node.args[0]) or id(node) not in self.asked_types:
+            self.refuse("dynamic-class", node, "type(x) used other than to look at x's type")
+
+    def is_type_call(self, node: ast.AST) -> bool:
+        return isinstance(node, ast.Call) and self.resolve(node.func) == "builtins.type"
+
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        if self.is_type_call(node.slice):  # `names[type(x)]`
+            self.asked_types.add(id(node.slice))
+        self.generic_visit(node)
+
+    def visit_Compare(self, node: ast.Compare) -> None:
+        for operand in (node.left, *node.comparators):
+            if self.is_type_call(operand):
+                self.asked_types.add(id(operand))
         self.generic_visit(node)
 
     def check_attribute_name(self, node: ast.Call, arg: ast.AST | None, via: str) -> None:
@@ -407,14 +703,30 @@ class _PolicyVisitor(ast.NodeVisitor):
             self.refuse("frame-introspection", node, f"{via} of {arg.value!r}")
         elif any(part in CAPABILITY_ATTRIBUTES for part in arg.value.split(".")):
             self.refuse("capability-attribute", node, f"{via} of {arg.value!r}")
+        elif any(part in _FORMAT_METHODS for part in arg.value.split(".")):
+            self.refuse("format-call", node, f"{via} of {arg.value!r}")
 
     def visit_Constant(self, node: ast.Constant) -> None:
         if not isinstance(node.value, str):
             return
-        if _FORMAT_ATTRIBUTE.search(node.value):
-            self.refuse("format-attribute", node, "a format string reading a private attribute")
+        if "{" in node.value and self.format_reads_capability(node.value):
+            self.refuse(
+                "format-attribute",
+                node,
+                "a format string reading a private or capability attribute",
+            )
         elif _DUNDER_STRING.fullmatch(node.value) and node.value not in _ALLOWED_DUNDER_STRINGS:
             self.refuse("dunder-string", node, f"the attribute name {node.value!r} as a string")
+
+    @staticmethod
+    def format_reads_capability(text: str) -> bool:
+        refused = INTROSPECTION_ATTRIBUTES | IMPORT_TABLE_ATTRIBUTES | CAPABILITY_ATTRIBUTES
+        for field_text in _FORMAT_FIELD.findall(text):
+            for attr in _FORMAT_FIELD_ATTRIBUTE.findall(field_text):
+                attr = attr.strip()
+                if attr.startswith("_") or attr in refused or attr in _FORMAT_METHODS:
+                    return True
+        return False
 
     def visit_MatchClass(self, node: ast.MatchClass) -> None:
         for attr in node.kwd_attrs:
@@ -422,6 +734,12 @@ class _PolicyVisitor(ast.NodeVisitor):
                 self.refuse("underscore-attribute", node, f"matches on attribute {attr}")
             elif attr in CAPABILITY_ATTRIBUTES:
                 self.refuse("capability-attribute", node, f"matches on attribute {attr}")
+        if self.resolve(node.cls) not in MATCHABLE_TYPES:
+            self.refuse(
+                "match-class",
+                node,
+                f"matches on the class {ast.unparse(node.cls)[:60]}: only builtin types may be",
+            )
         self.generic_visit(node)
 
     # -- annotations -------------------------------------------------------------------------
@@ -437,6 +755,9 @@ class _PolicyVisitor(ast.NodeVisitor):
         self.generic_visit(node)
 
     def check_string_annotations(self, annotation: ast.AST) -> None:
+        self.annotation_names.update(
+            id(node) for node in ast.walk(annotation) if isinstance(node, ast.Name)
+        )
         for node in ast.walk(annotation):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 try:
