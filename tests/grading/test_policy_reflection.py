@@ -213,21 +213,37 @@ ATTACKS = [
     ),
     ("decorator_subscript", "hooks = [print]\n@hooks[0]\ndef f():\n    pass", "decorator"),
     ("decorator_lambda", "@(lambda g: g)\ndef f():\n    pass", "decorator"),
+    ("decorator_builtin", "@print\ndef f():\n    pass", "decorator"),
+    (
+        "decorator_partial_print",
+        "import functools\n@functools.partial(print, 1)\ndef f():\n    pass",
+        "decorator",
+    ),
+    (
+        "decorator_class_instance",
+        "class Odd:\n    def __init__(self, g):\n        self.g = g\n@Odd\ndef f():\n    pass",
+        "decorator",
+    ),
+    (
+        "walrus_rebound_base",
+        "from enum import Enum\n(Enum := str)\nclass C(Enum):\n    pass",
+        "class-base",
+    ),
     (
         "decorator_attrgetter",
         "import operator\n@operator.attrgetter\ndef f():\n    pass",
-        "decorator",
+        "dynamic-attribute",
     ),
-    ("decorator_format", "@'{0.__class__}'.format\ndef f():\n    pass", "decorator"),
+    ("decorator_format", "@'{0.__class__}'.format\ndef f():\n    pass", "format-attribute"),
     (
         "decorator_partial",
         "import functools\n@functools.partial(getattr, 1)\ndef real():\n    pass",
-        "decorator",
+        "dynamic-attribute",
     ),
     (
         "decorator_singledispatch",
         "import functools\n@functools.singledispatch\ndef f(x):\n    pass",
-        "decorator",
+        "capability-attribute",
     ),
     (
         "match_user_class",

@@ -270,8 +270,9 @@ def find_refusals(tree: ast.Module, package: str) -> list[Refusal]:
 def scan(tree: ast.Module, package: str) -> Scan:
     """Walk the code once: its refusals (in line order, NumPy ones first on the same line), its
     imports and the calls inside its functions."""
-    visitor = _PolicyVisitor(package, _sys_aliases(tree), _bindings(tree))
+    visitor = _PolicyVisitor(package, _sys_aliases(tree))
     visitor.visit(tree)
+    visitor.run_deferred()
     refusals = visitor.refusals
     if any(r.rule in _DYNAMIC_RULES for r in refusals) and _mentions_numpy(tree):
         first = next(r for r in refusals if r.rule in _DYNAMIC_RULES)
@@ -286,6 +287,11 @@ def scan(tree: ast.Module, package: str) -> Scan:
     return Scan(refusals, visitor.imports, visitor.function_calls)
 
 
+def _type_call_shape(node: ast.AST) -> bool:
+    """`type(...)` by its look (whether `type` is the builtin is decided after the walk)."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "type"
+
+
 def _sys_aliases(tree: ast.Module) -> frozenset[str]:
     """Every name `import sys [as x]` binds anywhere in the code (scopes ignored: stricter)."""
     return frozenset(
@@ -295,40 +301,6 @@ def _sys_aliases(tree: ast.Module) -> frozenset[str]:
         for alias in node.names
         if alias.name == "sys"
     )
-
-
-def _bindings(tree: ast.Module) -> dict[str, frozenset[str]]:
-    """What binds each name anywhere in the code (scopes ignored: stricter): `class`, `def`,
-    `module:M` (`import M`), `from:M.n` (`from M import n`) or `other` (anything else)."""
-    found: dict[str, set[str]] = {}
-
-    def bind(name: str, kind: str) -> None:
-        found.setdefault(name, set()).add(kind)
-
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ClassDef):
-            bind(node.name, "class")
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            bind(node.name, "def")
-        elif isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.asname:
-                    bind(alias.asname, f"module:{alias.name}")
-                else:
-                    top = alias.name.split(".")[0]
-                    bind(top, f"module:{top}")
-        elif isinstance(node, ast.ImportFrom):
-            for alias in node.names:
-                bind(alias.asname or alias.name, f"from:{node.module}.{alias.name}")
-        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            bind(node.id, "other")
-        elif isinstance(node, ast.arg):
-            bind(node.arg, "other")
-        elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
-            bind(node.name, "other")
-        elif isinstance(node, ast.MatchMapping) and node.rest:
-            bind(node.rest, "other")
-    return {name: frozenset(kinds) for name, kinds in found.items()}
 
 
 def _mentions_numpy(tree: ast.Module) -> bool:
@@ -353,15 +325,15 @@ def _docstring_nodes(tree: ast.Module) -> set[int]:
 
 
 class _PolicyVisitor(ast.NodeVisitor):
-    def __init__(
-        self,
-        package: str,
-        sys_aliases: frozenset[str] = frozenset(),
-        bindings: dict[str, frozenset[str]] | None = None,
-    ) -> None:
+    def __init__(self, package: str, sys_aliases: frozenset[str] = frozenset()) -> None:
         self.package = package
         self.sys_aliases = sys_aliases
-        self.bindings = bindings or {}
+        # What binds each name anywhere in the code (scopes ignored: stricter): `class`, `def`,
+        # `module:M` (`import M`), `from:M.n` (`from M import n`) or `other`. Gathered on the
+        # walk (a walk of its own cost more than the rest of the scan), so the checks that
+        # depend on what a name is (`resolve`) run after it, from `deferred`, in walk order.
+        self.bindings: dict[str, set[str]] = {}
+        self.deferred: list[Callable[[], None]] = []
         self.asked_types: set[int] = set()  # ids of `type(x)` calls whose result is only looked at
         # ids of Name nodes that only describe (annotations): `dtype: Optional[type] = None`
         self.annotation_names: set[int] = set()
@@ -402,6 +374,18 @@ class _PolicyVisitor(ast.NodeVisitor):
     def refuse(self, rule: str, node: ast.AST, detail: str) -> None:
         self.refusals.append(Refusal(rule, getattr(node, "lineno", None), detail))
 
+    def bind(self, name: str, kind: str) -> None:
+        if not self.in_string_annotation:  # annotations in strings bind nothing at run time
+            self.bindings.setdefault(name, set()).add(kind)
+
+    def defer(self, check: Callable[[], None]) -> None:
+        self.deferred.append(check)
+
+    def run_deferred(self) -> None:
+        for check in self.deferred:
+            check()
+        self.deferred.clear()
+
     def resolve(self, node: ast.AST) -> str | None:
         """What an expression names, when the code's bindings say for sure: `builtins.int`
         (never bound), `typing.NamedTuple`, `class:Point` (only ever bound by class statements),
@@ -426,9 +410,10 @@ class _PolicyVisitor(ast.NodeVisitor):
         return None
 
     def module_of(self, node: ast.AST) -> str | None:
-        """The module a name is bound to (only by `import M [as name]`), else None."""
+        """The module with reflective tools a name is bound to (only by `import M [as name]`),
+        else None."""
         if isinstance(node, ast.Name):
-            kinds = self.bindings.get(node.id, frozenset())
+            kinds = self.bindings.get(node.id, set())
             if len(kinds) == 1 and next(iter(kinds)).startswith("module:"):
                 return next(iter(kinds)).split(":", 1)[1]
         return None
@@ -473,11 +458,18 @@ class _PolicyVisitor(ast.NodeVisitor):
             self.imports.append(node)
         for alias in node.names:
             self.check_module(alias.name, node)
+            if alias.asname:
+                self.bind(alias.asname, f"module:{alias.name}")
+            else:
+                top = alias.name.split(".")[0]
+                self.bind(top, f"module:{top}")
         self.generic_visit(node)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         if not self.in_string_annotation:
             self.imports.append(node)
+        for alias in node.names:
+            self.bind(alias.asname or alias.name, f"from:{node.module}.{alias.name}")
         if node.level or not node.module:
             self.refuse("relative-import", node, "relative imports are not allowed")
             return
@@ -518,19 +510,23 @@ class _PolicyVisitor(ast.NodeVisitor):
                 continue
             self.refuse("decorator", decorator, f"decorates {node.name} with an unlisted decorator")
 
-    def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        self.check_definition_name(node.name, node)
-        self.check_decorators(node)
-        for keyword in node.keywords:
-            self.refuse(
-                "metaclass", node, f"class {node.name} passes {keyword.arg or '**'} to its creation"
-            )
+    def check_bases(self, node: ast.ClassDef) -> None:
         for base in node.bases:
             named = self.resolve(base.value if isinstance(base, ast.Subscript) else base)
             if named not in ALLOWED_BASES and not (named or "").startswith("class:"):
                 self.refuse(
                     "class-base", base, f"class {node.name} derives from {ast.unparse(base)[:60]}"
                 )
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self.bind(node.name, "class")
+        self.check_definition_name(node.name, node)
+        self.defer(lambda: self.check_decorators(node))
+        for keyword in node.keywords:
+            self.refuse(
+                "metaclass", node, f"class {node.name} passes {keyword.arg or '**'} to its creation"
+            )
+        self.defer(lambda: self.check_bases(node))
         for child in (*node.decorator_list, *node.bases, *node.keywords):
             self.visit(child)
         defined = set()
@@ -549,8 +545,9 @@ class _PolicyVisitor(ast.NodeVisitor):
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> None:
         if not isinstance(node, ast.Lambda):
+            self.bind(node.name, "def")
             self.check_definition_name(node.name, node)
-            self.check_decorators(node)
+            self.defer(lambda: self.check_decorators(node))
         returns = getattr(node, "returns", None)
         if returns is not None:
             self.check_string_annotations(returns)
@@ -566,15 +563,10 @@ class _PolicyVisitor(ast.NodeVisitor):
     def visit_Name(self, node: ast.Name) -> None:
         name = node.id
         if not isinstance(node.ctx, ast.Load):
+            self.bind(name, "other")
             self.check_definition_name(name, node)
-        if (
-            name == "type"
-            and isinstance(node.ctx, ast.Load)
-            and id(node) not in self.direct_calls
-            and id(node) not in self.annotation_names
-            and self.resolve(node) == "builtins.type"
-        ):
-            self.refuse("dynamic-class", node, "uses type other than to ask an object's type")
+        elif name == "type":
+            self.defer(lambda: self.check_type_name(node))
         if (
             name.startswith("__")
             and name.endswith("__")
@@ -598,6 +590,19 @@ class _PolicyVisitor(ast.NodeVisitor):
         ):
             self.refuse("sys-use", node, f"uses the sys module {name} other than sys.<constant>")
 
+    def check_type_name(self, node: ast.Name) -> None:
+        if (
+            id(node) not in self.direct_calls
+            and id(node) not in self.annotation_names
+            and self.resolve(node) == "builtins.type"
+        ):
+            self.refuse("dynamic-class", node, "uses type other than to ask an object's type")
+
+    def check_module_attribute(self, node: ast.Attribute) -> None:
+        module = self.module_of(node.value)
+        if module is not None:
+            self.check_reflective_name(module, node.attr, node)
+
     def visit_Attribute(self, node: ast.Attribute) -> None:
         attr = node.attr
         if attr.startswith("_"):
@@ -616,10 +621,9 @@ class _PolicyVisitor(ast.NodeVisitor):
             self.refuse(
                 "format-call", node, f".{attr} on anything but a string literal reads attributes"
             )
-        module = self.module_of(node.value)
-        if module is not None:
-            self.check_reflective_name(module, attr, node)
         value = node.value
+        if isinstance(value, ast.Name):
+            self.defer(lambda: self.check_module_attribute(node))
         if isinstance(value, ast.Name) and value.id in self.sys_aliases:
             if attr in SYS_ATTRIBUTES:
                 self.sys_reads.add(id(value))
@@ -657,35 +661,44 @@ class _PolicyVisitor(ast.NodeVisitor):
         (`type(x)(0)`), or printed. `type` with three
         arguments makes a class, and `type(type(x))` is `type` itself."""
         func = node.func
-        if self.is_type_call(func) and len(node.args) <= 1 and not node.keywords:
+        if _type_call_shape(func) and len(node.args) <= 1 and not node.keywords:
             self.asked_types.add(id(func))
-        if self.resolve(func) in _TYPE_CONSUMERS or (
-            isinstance(func, ast.Attribute) and func.attr == "get"
-        ):  # `kinds.get(type(x))`: a lookup by type
-            self.asked_types.update(id(arg) for arg in node.args if self.is_type_call(arg))
-            # `isinstance(x, type)`: the class itself, only looked at
+        if isinstance(func, ast.Name) and f"builtins.{func.id}" in _TYPE_CONSUMERS:
+            self.defer(lambda: self.mark_type_consumer(node))
+        elif isinstance(func, ast.Attribute) and func.attr == "get":
+            # `kinds.get(type(x))`: a lookup by type
+            self.asked_types.update(id(arg) for arg in node.args if _type_call_shape(arg))
+        if _type_call_shape(node):
+            self.direct_calls.add(id(func))
+            self.defer(lambda: self.check_asked_type(node))
+
+    def mark_type_consumer(self, node: ast.Call) -> None:
+        """`print(type(x))`, `isinstance(x, type)`: the type, or the class itself, looked at."""
+        if self.resolve(node.func) in _TYPE_CONSUMERS:
+            self.asked_types.update(id(arg) for arg in node.args if _type_call_shape(arg))
             self.annotation_names.update(
                 id(arg) for arg in node.args if isinstance(arg, ast.Name) and arg.id == "type"
             )
+
+    def check_asked_type(self, node: ast.Call) -> None:
         if not self.is_type_call(node):
-            return
-        self.direct_calls.add(id(func))
+            return  # `type` is bound to something of the code's own
         if len(node.args) != 1 or node.keywords or isinstance(node.args[0], ast.Starred):
             self.refuse("dynamic-class", node, "type() with other than one argument makes a class")
         elif self.is_type_call(node.args[0]) or id(node) not in self.asked_types:
             self.refuse("dynamic-class", node, "type(x) used other than to look at x's type")
 
     def is_type_call(self, node: ast.AST) -> bool:
-        return isinstance(node, ast.Call) and self.resolve(node.func) == "builtins.type"
+        return _type_call_shape(node) and self.resolve(node.func) == "builtins.type"
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
-        if self.is_type_call(node.slice):  # `names[type(x)]`
+        if _type_call_shape(node.slice):  # `names[type(x)]`
             self.asked_types.add(id(node.slice))
         self.generic_visit(node)
 
     def visit_Compare(self, node: ast.Compare) -> None:
         for operand in (node.left, *node.comparators):
-            if self.is_type_call(operand):
+            if _type_call_shape(operand):
                 self.asked_types.add(id(operand))
         self.generic_visit(node)
 
@@ -734,18 +747,39 @@ class _PolicyVisitor(ast.NodeVisitor):
                 self.refuse("underscore-attribute", node, f"matches on attribute {attr}")
             elif attr in CAPABILITY_ATTRIBUTES:
                 self.refuse("capability-attribute", node, f"matches on attribute {attr}")
+        self.defer(lambda: self.check_match_class(node))
+        self.generic_visit(node)
+
+    def check_match_class(self, node: ast.MatchClass) -> None:
         if self.resolve(node.cls) not in MATCHABLE_TYPES:
             self.refuse(
                 "match-class",
                 node,
                 f"matches on the class {ast.unparse(node.cls)[:60]}: only builtin types may be",
             )
+
+    def visit_MatchAs(self, node: ast.MatchAs | ast.MatchStar) -> None:
+        if node.name:
+            self.bind(node.name, "other")
+        self.generic_visit(node)
+
+    visit_MatchStar = visit_MatchAs
+
+    def visit_MatchMapping(self, node: ast.MatchMapping) -> None:
+        if node.rest:
+            self.bind(node.rest, "other")
+        self.generic_visit(node)
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        if node.name:
+            self.bind(node.name, "other")
         self.generic_visit(node)
 
     # -- annotations -------------------------------------------------------------------------
     # A string annotation is code that `typing.get_type_hints` (also inside functools) would
     # eval: it is checked as code, where it stands.
     def visit_arg(self, node: ast.arg) -> None:
+        self.bind(node.arg, "other")
         if node.annotation is not None:
             self.check_string_annotations(node.annotation)
         self.generic_visit(node)
