@@ -801,6 +801,8 @@ class _PolicyVisitor(ast.NodeVisitor):
                 for inner in ast.walk(parsed):
                     if hasattr(inner, "lineno"):
                         inner.lineno = node.lineno
+                    if isinstance(inner, ast.Name):
+                        self.annotation_names.add(id(inner))
                 outer, self.in_string_annotation = self.in_string_annotation, True
                 self.visit(parsed.body)
                 self.in_string_annotation = outer
