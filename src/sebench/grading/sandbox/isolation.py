@@ -68,7 +68,7 @@ CONTAINMENT = ("network_namespace", "uid_drop", "landlock", "seccomp")
 _PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER, _PR_SET_NO_NEW_PRIVS = 1, 36, 38
 _CLONE_NEWNS, _CLONE_NEWIPC = 0x00020000, 0x08000000
 _CLONE_NEWUSER, _CLONE_NEWNET = 0x10000000, 0x40000000
-_MNT_DETACH = 2
+_MNT_DETACH, _IPC_RMID = 2, 0
 _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_BIND, _MS_REC, _MS_PRIVATE = 2, 4, 8, 4096, 16384, 1 << 18
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -333,6 +333,31 @@ def setup_server(config: SandboxConfig, protected: list[str]) -> ServerIsolation
             isolation.details.setdefault(name, text)
     isolation.details["child_setup"] = compiled_setup(config)[1]
     return isolation
+
+
+def remove_ipc_objects() -> int:
+    """Remove every SysV shared memory segment, message queue and semaphore set of the calling
+    process's IPC namespace; return how many. Only for a server in its own namespace
+    (`ipc_namespace`) whose children could make them (no seccomp): what one job made must not
+    stay for the next (a 512 MiB segment each)."""
+    removed = 0
+    for kind in ("shm", "msg", "sem"):
+        try:
+            lines = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]
+        except OSError:
+            continue
+        control = getattr(_libc, f"{kind}ctl")
+        for line in lines:
+            fields = line.split()
+            # shmctl/msgctl(id, IPC_RMID, NULL); semctl(id, 0, IPC_RMID)
+            args = (
+                (int(fields[1]), 0, _IPC_RMID)
+                if kind == "sem"
+                else (int(fields[1]), _IPC_RMID, None)
+            )
+            if control(*args) == 0:
+                removed += 1
+    return removed
 
 
 def _reveal_interpreter(read_only: list[str], details: dict[str, str]) -> None:
