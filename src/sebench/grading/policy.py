@@ -218,6 +218,7 @@ _DYNAMIC_RULES = frozenset(
         "decorator",
         "star-import",
         "wrapper-attributes",
+        "dataclass-call",
     }
 )
 _NUMPY_WORD = re.compile(r"numpy", re.IGNORECASE)
@@ -334,6 +335,7 @@ class _PolicyVisitor(ast.NodeVisitor):
         # depend on what a name is (`resolve`) run after it, from `deferred`, in walk order.
         self.bindings: dict[str, set[str]] = {}
         self.deferred: list[Callable[[], None]] = []
+        self.decorators: set[int] = set()  # ids of decorator expressions (the callable part)
         self.asked_types: set[int] = set()  # ids of `type(x)` calls whose result is only looked at
         # ids of Name nodes that only describe (annotations): `dtype: Optional[type] = None`
         self.annotation_names: set[int] = set()
@@ -496,6 +498,19 @@ class _PolicyVisitor(ast.NodeVisitor):
         self.generic_visit(node)
 
     # -- names and attributes ----------------------------------------------------------------
+    def mark_decorators(self, node: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self.decorators.update(
+            id(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list
+        )
+        self.defer(lambda: self.check_decorators(node))
+
+    def check_dataclass_use(self, node: ast.Name | ast.Attribute) -> None:
+        """`dataclasses.dataclass` pastes field names into source it execs: as a decorator they
+        are the class body's own identifiers; called on a class made elsewhere
+        (`dataclass(typing.TypedDict("T", {name: int}))`) they can be any string."""
+        if id(node) not in self.decorators and self.resolve(node) == "dataclasses.dataclass":
+            self.refuse("dataclass-call", node, "dataclass used other than as a decorator")
+
     def check_decorators(self, node: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         for decorator in node.decorator_list:
             target = decorator.func if isinstance(decorator, ast.Call) else decorator
@@ -521,7 +536,7 @@ class _PolicyVisitor(ast.NodeVisitor):
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         self.bind(node.name, "class")
         self.check_definition_name(node.name, node)
-        self.defer(lambda: self.check_decorators(node))
+        self.mark_decorators(node)
         for keyword in node.keywords:
             self.refuse(
                 "metaclass", node, f"class {node.name} passes {keyword.arg or '**'} to its creation"
@@ -547,7 +562,7 @@ class _PolicyVisitor(ast.NodeVisitor):
         if not isinstance(node, ast.Lambda):
             self.bind(node.name, "def")
             self.check_definition_name(node.name, node)
-            self.defer(lambda: self.check_decorators(node))
+            self.mark_decorators(node)
         returns = getattr(node, "returns", None)
         if returns is not None:
             self.check_string_annotations(returns)
@@ -567,6 +582,8 @@ class _PolicyVisitor(ast.NodeVisitor):
             self.check_definition_name(name, node)
         elif name == "type":
             self.defer(lambda: self.check_type_name(node))
+        elif name == "dataclass":
+            self.defer(lambda: self.check_dataclass_use(node))
         if (
             name.startswith("__")
             and name.endswith("__")
@@ -624,6 +641,8 @@ class _PolicyVisitor(ast.NodeVisitor):
         value = node.value
         if isinstance(value, ast.Name):
             self.defer(lambda: self.check_module_attribute(node))
+        if attr == "dataclass":
+            self.defer(lambda: self.check_dataclass_use(node))
         if isinstance(value, ast.Name) and value.id in self.sys_aliases:
             if attr in SYS_ATTRIBUTES:
                 self.sys_reads.add(id(value))
@@ -657,8 +676,9 @@ class _PolicyVisitor(ast.NodeVisitor):
 
     def check_type_call(self, node: ast.Call) -> None:
         """`type(x)` may only ask what an object is: compared (`type(x) in (int, float)`), looked
-        up (`kinds.get(type(x))`, `names[type(x)]`), called once more with at most one argument
-        (`type(x)(0)`), or printed. `type` with three
+        up in a display (`{int: "i"}.get(type(x))`), called once more with at most one argument
+        (`type(x)(0)`), or printed: never handed to the program's own code, which would get
+        `type` itself for a class. `type` with three
         arguments makes a class, and `type(type(x))` is `type` itself."""
         func = node.func
         if _type_call_shape(func) and len(node.args) <= 1 and not node.keywords:
@@ -666,8 +686,7 @@ class _PolicyVisitor(ast.NodeVisitor):
         if isinstance(func, ast.Name) and f"builtins.{func.id}" in _TYPE_CONSUMERS:
             self.defer(lambda: self.mark_type_consumer(node))
         elif isinstance(func, ast.Attribute) and func.attr == "get":
-            # `kinds.get(type(x))`: a lookup by type
-            self.asked_types.update(id(arg) for arg in node.args if _type_call_shape(arg))
+            self.defer(lambda: self.mark_lookup(func.value, node.args))
         if _type_call_shape(node):
             self.direct_calls.add(id(func))
             self.defer(lambda: self.check_asked_type(node))
@@ -679,6 +698,46 @@ class _PolicyVisitor(ast.NodeVisitor):
             self.annotation_names.update(
                 id(arg) for arg in node.args if isinstance(arg, ast.Name) and arg.id == "type"
             )
+
+    def mark_lookup(self, container: ast.AST, keys: list[ast.expr]) -> None:
+        """`{int: "i"}.get(type(x))`, `{int: "i"}[type(x)]`: a lookup in a display of builtins.
+        Not in any container: a user object's `__getitem__`/`get`, or a key's `__eq__` (a dict
+        compares keys with equal hashes), would receive the type, `type` itself when x is a
+        class, and make classes with it."""
+        if self.plain_operand(container):
+            self.asked_types.update(id(key) for key in keys if _type_call_shape(key))
+
+    def plain_operand(self, node: ast.AST) -> bool:
+        """Whether comparing `type(x)` with this, or looking it up in it, runs no code of the
+        program's: a constant, a builtin, a class of the code, `type(y)`, or a display of these
+        (a dict display by its keys)."""
+        if isinstance(node, ast.Constant) or _type_call_shape(node):
+            return True
+        if isinstance(node, ast.Name):
+            return (self.resolve(node) or "").startswith(("builtins.", "class:"))
+        if isinstance(node, ast.Tuple | ast.List | ast.Set):
+            return all(self.plain_operand(item) for item in node.elts)
+        if isinstance(node, ast.Dict):
+            return all(key is not None and self.plain_operand(key) for key in node.keys)
+        return False
+
+    def mark_compare(self, node: ast.Compare) -> None:
+        """`type(x) in (int, float)`, `type(x) == type(y)`, `type(x) is t`: `is` runs no code,
+        and anything else only when the other side is plain (see `plain_operand`)."""
+        operands = [node.left, *node.comparators]
+        for index, operand in enumerate(operands):
+            if not _type_call_shape(operand):
+                continue
+            sides = []
+            if index > 0:
+                sides.append((node.ops[index - 1], operands[index - 1]))
+            if index < len(node.ops):
+                sides.append((node.ops[index], operands[index + 1]))
+            if all(
+                isinstance(op, ast.Is | ast.IsNot) or self.plain_operand(other)
+                for op, other in sides
+            ):
+                self.asked_types.add(id(operand))
 
     def check_asked_type(self, node: ast.Call) -> None:
         if not self.is_type_call(node):
@@ -692,14 +751,13 @@ class _PolicyVisitor(ast.NodeVisitor):
         return _type_call_shape(node) and self.resolve(node.func) == "builtins.type"
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
-        if _type_call_shape(node.slice):  # `names[type(x)]`
-            self.asked_types.add(id(node.slice))
+        if _type_call_shape(node.slice):
+            self.defer(lambda: self.mark_lookup(node.value, [node.slice]))
         self.generic_visit(node)
 
     def visit_Compare(self, node: ast.Compare) -> None:
-        for operand in (node.left, *node.comparators):
-            if _type_call_shape(operand):
-                self.asked_types.add(id(operand))
+        if any(map(_type_call_shape, (node.left, *node.comparators))):
+            self.defer(lambda: self.mark_compare(node))
         self.generic_visit(node)
 
     def check_attribute_name(self, node: ast.Call, arg: ast.AST | None, via: str) -> None:
