@@ -191,6 +191,9 @@ MATCHABLE_TYPES = _words(
 _TYPE_CONSUMERS = _words(
     "builtins.print builtins.str builtins.repr builtins.isinstance builtins.issubclass"
 )
+# Enum classes whose call with a name and members makes a class (the functional API), whose
+# members may have any name (`Enum("E", [(name, f)])` defines `__array_ufunc__` or any other).
+_ENUM_CLASSES = _words("enum.Enum enum.IntEnum enum.StrEnum enum.Flag enum.IntFlag")
 # Keywords that name attributes to copy (`functools.wraps(f, assigned=(name,))`).
 _WRAPPER_KEYWORDS = frozenset({"assigned", "updated"})
 _FORMAT_METHODS = frozenset({"format", "format_map"})
@@ -690,6 +693,14 @@ class _PolicyVisitor(ast.NodeVisitor):
         if _type_call_shape(node):
             self.direct_calls.add(id(func))
             self.defer(lambda: self.check_asked_type(node))
+        if len(node.args) > 1 or node.keywords:
+            self.defer(lambda: self.check_enum_call(node))
+
+    def check_enum_call(self, node: ast.Call) -> None:
+        if self.resolve(node.func) in _ENUM_CLASSES:
+            self.refuse(
+                "dynamic-class", node, "an Enum class called with members makes a class at run time"
+            )
 
     def mark_type_consumer(self, node: ast.Call) -> None:
         """`print(type(x))`, `isinstance(x, type)`: the type, or the class itself, looked at."""
