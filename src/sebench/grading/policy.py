@@ -194,6 +194,7 @@ _TYPE_CONSUMERS = _words(
 # Enum classes whose call with a name and members makes a class (the functional API), whose
 # members may have any name (`Enum("E", [(name, f)])` defines `__array_ufunc__` or any other).
 _ENUM_CLASSES = _words("enum.Enum enum.IntEnum enum.StrEnum enum.Flag enum.IntFlag")
+_ENUM_NAMES = frozenset(name.split(".")[1] for name in _ENUM_CLASSES)
 # Keywords that name attributes to copy (`functools.wraps(f, assigned=(name,))`).
 _WRAPPER_KEYWORDS = frozenset({"assigned", "updated"})
 _FORMAT_METHODS = frozenset({"format", "format_map"})
@@ -693,7 +694,8 @@ class _PolicyVisitor(ast.NodeVisitor):
         if _type_call_shape(node):
             self.direct_calls.add(id(func))
             self.defer(lambda: self.check_asked_type(node))
-        if len(node.args) > 1 or node.keywords:
+        called = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+        if (len(node.args) > 1 or node.keywords) and called in _ENUM_NAMES:
             self.defer(lambda: self.check_enum_call(node))
 
     def check_enum_call(self, node: ast.Call) -> None:
