@@ -86,7 +86,10 @@ def rule_of(code: str) -> str | None:
         ("y: 'exec(s)' = 1", "dynamic-code"),
         # sys: constants and limits only
         ("import sys\nm = sys", "sys-use"),
-        ("import sys\ns = string.Formatter().vformat('{0.version}', (sys,), {})", "sys-use"),
+        (
+            "import sys\ns = string.Formatter().vformat('{0.version}', (sys,), {})",
+            "reflective-name",
+        ),
         ("import sys as s\nm = s.monitoring", "capability-attribute"),
         ("import sys\nf = sys.call_tracing", "capability-attribute"),
         ("import sys\np = sys.path", "sys-use"),

@@ -15,6 +15,20 @@ import pytest
 from sebench.grading.policy import check_policy
 
 ATTACKS = [
+    # a module with reflective tools reached other than as `module.name`
+    (
+        "module_as_parameter",
+        "import dataclasses\ndef g(m):\n    return m.make_dataclass\nD = g(dataclasses)",
+        "reflective-name",
+    ),
+    ("module_in_container", "import string\nm = [string][0]", "reflective-name"),
+    ("module_rebound_alias", "import string as m\nm = m\nT = m.Template", "reflective-name"),
+    (
+        "module_through_another_module",
+        "import re\nw = re.functools.update_wrapper",
+        "reflective-name",
+    ),
+    ("typing_hands_out_functools", "import typing\nw = typing.functools", "reflective-name"),
     (
         "enum_functional_api",
         "import enum\ndef f(name, hook):\n    return enum.Enum('E', [(name, hook)])",
@@ -133,7 +147,7 @@ ATTACKS = [
     (
         "formatter_subclass",
         "import string\nclass F(string.Formatter):\n    def convert_field(self, v, c):\n        return v",
-        "class-base",
+        "reflective-name",
     ),
     ("formatter_import", "from string import Formatter\nF = Formatter()", "reflective-name"),
     ("vars_call", "def f(o):\n    return vars(o)", "namespace-access"),
@@ -159,7 +173,7 @@ ATTACKS = [
     (
         "aliased_base_module",
         "import enum as typing\nclass C(typing.EnumMeta):\n    pass",
-        "class-base",
+        "reflective-name",
     ),
     (
         "make_dataclass",

@@ -148,6 +148,18 @@ REFLECTIVE_MODULE_NAMES: dict[str, frozenset[str]] = {
         "TYPE_CHECKING Union ValuesView cast final overload assert_never get_args get_origin"
     ),
 }
+# The reflective tools of those modules, and the modules themselves, refused as an attribute of
+# any object too: modules hand each other out (`re.functools.update_wrapper`,
+# `typing.functools`, `re.enum.EnumMeta`), and a module passed into a function is a parameter.
+# (Names that are also methods of builtin types, `copy`, `replace`, `string`, `abc`, stay.)
+REFLECTIVE_ATTRIBUTES = _words(
+    "functools dataclasses typing enum operator "
+    "update_wrapper WRAPPER_ASSIGNMENTS WRAPPER_UPDATES partialmethod recursive_repr "
+    "make_dataclass Formatter EnumMeta EnumType DynamicClassAttribute global_enum_repr "
+    "global_flag_repr global_str member nonmember ABCMeta update_abstractmethods "
+    "NamedTupleMeta NewType no_type_check no_type_check_decorator dataclass_transform "
+    "runtime_checkable get_overloads clear_overloads EXCLUDED_ATTRIBUTES dispatch_table"
+)
 # What a class may derive from, besides the code's own classes: `object`, the common exceptions,
 # and the typing, enum and abc bases. Not the builtin types (a `str` subclass with its own
 # `isidentifier` walked through `dataclasses.make_dataclass` into exec'd source), not `type`.
@@ -340,6 +352,8 @@ class _PolicyVisitor(ast.NodeVisitor):
         self.bindings: dict[str, set[str]] = {}
         self.deferred: list[Callable[[], None]] = []
         self.decorators: set[int] = set()  # ids of decorator expressions (the callable part)
+        self.module_reads: set[int] = set()  # ids of Name nodes read as `name.attribute`
+        self.bare_loads: list[ast.Name] = []  # every other Name read
         self.asked_types: set[int] = set()  # ids of `type(x)` calls whose result is only looked at
         # ids of Name nodes that only describe (annotations): `dtype: Optional[type] = None`
         self.annotation_names: set[int] = set()
@@ -391,6 +405,15 @@ class _PolicyVisitor(ast.NodeVisitor):
         for check in self.deferred:
             check()
         self.deferred.clear()
+        # A module with reflective tools is used only as `module.name` (its names are checked
+        # there): passed into a function, put in a container or given to `getattr`, its names
+        # would be read where the policy cannot tell what holds them.
+        modules = {name for name in self.bindings if self.module_of(ast.Name(name)) is not None}
+        for node in self.bare_loads if modules else ():
+            if node.id in modules:
+                self.refuse(
+                    "reflective-name", node, f"uses the module {node.id} other than as m.name"
+                )
 
     def resolve(self, node: ast.AST) -> str | None:
         """What an expression names, when the code's bindings say for sure: `builtins.int`
@@ -419,9 +442,10 @@ class _PolicyVisitor(ast.NodeVisitor):
         """The module with reflective tools a name is bound to (only by `import M [as name]`),
         else None."""
         if isinstance(node, ast.Name):
-            kinds = self.bindings.get(node.id, set())
-            if len(kinds) == 1 and next(iter(kinds)).startswith("module:"):
-                return next(iter(kinds)).split(":", 1)[1]
+            for kind in self.bindings.get(node.id, ()):
+                module = kind.removeprefix("module:")
+                if module != kind and module in REFLECTIVE_MODULE_NAMES:
+                    return module  # one binding is enough: `import string as m; m = m`
         return None
 
     def check_reflective_name(self, module: str, name: str, node: ast.AST) -> None:
@@ -584,10 +608,13 @@ class _PolicyVisitor(ast.NodeVisitor):
         if not isinstance(node.ctx, ast.Load):
             self.bind(name, "other")
             self.check_definition_name(name, node)
-        elif name == "type":
-            self.defer(lambda: self.check_type_name(node))
-        elif name == "dataclass":
-            self.defer(lambda: self.check_dataclass_use(node))
+        else:
+            if name == "type":
+                self.defer(lambda: self.check_type_name(node))
+            elif name == "dataclass":
+                self.defer(lambda: self.check_dataclass_use(node))
+            if id(node) not in self.module_reads:
+                self.bare_loads.append(node)
         if (
             name.startswith("__")
             and name.endswith("__")
@@ -636,6 +663,8 @@ class _PolicyVisitor(ast.NodeVisitor):
             self.refuse("dynamic-attribute", node, f"uses {attr} other than in a direct call")
         elif attr in CAPABILITY_ATTRIBUTES:
             self.refuse("capability-attribute", node, f"accesses .{attr}")
+        elif attr in REFLECTIVE_ATTRIBUTES:
+            self.refuse("reflective-name", node, f"accesses .{attr}, a reflective tool")
         elif attr in _FORMAT_METHODS and not (
             attr == "format" and isinstance(node.value, ast.Constant)
         ):
@@ -644,6 +673,7 @@ class _PolicyVisitor(ast.NodeVisitor):
             )
         value = node.value
         if isinstance(value, ast.Name):
+            self.module_reads.add(id(value))
             self.defer(lambda: self.check_module_attribute(node))
         if attr == "dataclass":
             self.defer(lambda: self.check_dataclass_use(node))
