@@ -369,3 +369,68 @@ HONEST = [
 @pytest.mark.parametrize("code", HONEST)
 def test_honest_classes_decorators_and_formatting_pass(code):
     assert check_policy(ast.parse(code), "zwc") is None
+
+
+def test_no_public_path_from_an_allowed_module_reaches_a_reflective_tool_unrefused():
+    """Every public attribute path (depth 4) from the allowed modules that reaches a module with
+    reflective tools, or one of its tools not on its list, is refused when written as code."""
+    import collections
+    import importlib
+    import types
+    import warnings
+
+    from sebench.grading.policy import ALLOWED_MODULES, REFLECTIVE_MODULE_NAMES
+
+    modules = {name: importlib.import_module(name) for name in REFLECTIVE_MODULE_NAMES}
+    roots = sorted(ALLOWED_MODULES - {"sys", "__future__"})
+    # the names on the lists, and the public names of the other allowed modules
+    # (`typing.defaultdict` is `collections.defaultdict`)
+    allowed_objects = {
+        id(getattr(modules[name], n, None))
+        for name, names in REFLECTIVE_MODULE_NAMES.items()
+        for n in names
+    } | {
+        id(getattr(module, n))
+        for module in map(importlib.import_module, roots)
+        if module.__name__ not in REFLECTIVE_MODULE_NAMES
+        for n in dir(module)
+        if not n.startswith("_")
+    }
+    tools = {
+        id(value)
+        for module in modules.values()
+        for n in dir(module)
+        if not n.startswith("_")
+        and callable(value := getattr(module, n))
+        and id(value) not in allowed_objects
+    }
+    targets = tools | {id(module) for module in modules.values()}
+    # breadth first: each holder is seen first on its shortest path (`re` as itself, not as
+    # `typing.stdlib_re`, whose first step the policy refuses anyway)
+    queue = collections.deque((importlib.import_module(name), name, 0) for name in roots)
+    seen: set[int] = set()
+    leaks = []
+    while queue:
+        holder, path, depth = queue.popleft()
+        if id(holder) in seen or depth > 3:
+            continue
+        seen.add(id(holder))
+        for name in dir(holder):
+            if name.startswith("_"):
+                continue
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", DeprecationWarning)
+                    value = getattr(holder, name)
+            except Exception:
+                continue
+            where = f"{path}.{name}"
+            root = where.split(".")[0]
+            if id(value) in targets:
+                code = f"import {root}\nx = {where}"
+                if check_policy(ast.parse(code), "zwc") is None:
+                    leaks.append(where)
+                continue
+            if isinstance(value, types.ModuleType | type):
+                queue.append((value, where, depth + 1))
+    assert not leaks, leaks
