@@ -434,3 +434,26 @@ def test_no_public_path_from_an_allowed_module_reaches_a_reflective_tool_unrefus
             if isinstance(value, types.ModuleType | type):
                 queue.append((value, where, depth + 1))
     assert not leaks, leaks
+
+
+def test_each_attack_with_a_library_call_is_refused_by_the_grader_before_running(grader, dev_tasks):
+    """Through the grader's static stage, with a library call added (so that the official
+    order does not make it `no_library` first): a `policy` verdict naming the same rule, and no
+    job for the sandbox."""
+    from sebench.grading.verdicts import VerdictKind
+    from tests.grading.conftest import fenced
+
+    task = next(t for t in dev_tasks if t.entry_point == "compress_data_chunks")
+    entry = (
+        "\n\nimport zwc\n\ndef compress_data_chunks(data_chunks, encoding_shifts):\n"
+        "    return zwc.kocito([1.0])\n"
+    )
+    wrong = []
+    for name, code, rule in ATTACKS:
+        prepared = grader.prepare(task, fenced(code + entry))
+        verdict = prepared.verdict
+        if prepared.job is not None or verdict is None:
+            wrong.append(f"{name}: would run")
+        elif (verdict.kind, verdict.rule) != (VerdictKind.POLICY, rule):
+            wrong.append(f"{name}: {verdict}")
+    assert not wrong, wrong
