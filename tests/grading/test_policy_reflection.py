@@ -15,6 +15,17 @@ import pytest
 from sebench.grading.policy import check_policy
 
 ATTACKS = [
+    (
+        "enum_functional_aliased",
+        "from enum import Enum as E\ndef f(name, hook):\n    return E('X', [(name, hook)])",
+        "dynamic-class",
+    ),
+    (
+        "dataclass_aliased_call",
+        "from dataclasses import dataclass as d\nimport typing\n"
+        "D = d(typing.TypedDict('T', {'a=print()': int}))",
+        "dataclass-call",
+    ),
     # a module with reflective tools reached other than as `module.name`
     (
         "module_as_parameter",

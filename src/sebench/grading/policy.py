@@ -206,7 +206,6 @@ _TYPE_CONSUMERS = _words(
 # Enum classes whose call with a name and members makes a class (the functional API), whose
 # members may have any name (`Enum("E", [(name, f)])` defines `__array_ufunc__` or any other).
 _ENUM_CLASSES = _words("enum.Enum enum.IntEnum enum.StrEnum enum.Flag enum.IntFlag")
-_ENUM_NAMES = frozenset(name.split(".")[1] for name in _ENUM_CLASSES)
 # Keywords that name attributes to copy (`functools.wraps(f, assigned=(name,))`).
 _WRAPPER_KEYWORDS = frozenset({"assigned", "updated"})
 _FORMAT_METHODS = frozenset({"format", "format_map"})
@@ -354,6 +353,8 @@ class _PolicyVisitor(ast.NodeVisitor):
         self.decorators: set[int] = set()  # ids of decorator expressions (the callable part)
         self.module_reads: set[int] = set()  # ids of Name nodes read as `name.attribute`
         self.bare_loads: list[ast.Name] = []  # every other Name read
+        self.calls_with_arguments: list[ast.Call] = []  # calls with two arguments or keywords
+        self.name_attributes: list[ast.Attribute] = []  # `name.attribute`, in walk order
         self.asked_types: set[int] = set()  # ids of `type(x)` calls whose result is only looked at
         # ids of Name nodes that only describe (annotations): `dtype: Optional[type] = None`
         self.annotation_names: set[int] = set()
@@ -408,12 +409,23 @@ class _PolicyVisitor(ast.NodeVisitor):
         # A module with reflective tools is used only as `module.name` (its names are checked
         # there): passed into a function, put in a container or given to `getattr`, its names
         # would be read where the policy cannot tell what holds them.
-        modules = {name for name in self.bindings if self.module_of(ast.Name(name)) is not None}
-        for node in self.bare_loads if modules else ():
+        modules = {name: module for name in self.bindings if (module := self.module_of(name))}
+        for node in self.name_attributes if modules else ():
+            if node.value.id in modules:
+                self.check_reflective_name(modules[node.value.id], node.attr, node)
+        # `dataclass` under another name (`from dataclasses import dataclass as d`)
+        dataclass_aliases = {
+            name for name, kinds in self.bindings.items() if "from:dataclasses.dataclass" in kinds
+        }
+        for node in self.bare_loads if modules or dataclass_aliases else ():
             if node.id in modules:
                 self.refuse(
                     "reflective-name", node, f"uses the module {node.id} other than as m.name"
                 )
+            elif node.id in dataclass_aliases and id(node) not in self.decorators:
+                self.refuse("dataclass-call", node, "dataclass used other than as a decorator")
+        for call in self.calls_with_arguments:
+            self.check_enum_call(call)
 
     def resolve(self, node: ast.AST) -> str | None:
         """What an expression names, when the code's bindings say for sure: `builtins.int`
@@ -438,14 +450,13 @@ class _PolicyVisitor(ast.NodeVisitor):
             return f"{holder}.{node.attr}"
         return None
 
-    def module_of(self, node: ast.AST) -> str | None:
-        """The module with reflective tools a name is bound to (only by `import M [as name]`),
-        else None."""
-        if isinstance(node, ast.Name):
-            for kind in self.bindings.get(node.id, ()):
-                module = kind.removeprefix("module:")
-                if module != kind and module in REFLECTIVE_MODULE_NAMES:
-                    return module  # one binding is enough: `import string as m; m = m`
+    def module_of(self, name: str) -> str | None:
+        """The module with reflective tools a name is bound to by `import M [as name]`, else
+        None; one such binding is enough (`import string as m; m = m`)."""
+        for kind in self.bindings.get(name, ()):
+            module = kind.removeprefix("module:")
+            if module != kind and module in REFLECTIVE_MODULE_NAMES:
+                return module
         return None
 
     def check_reflective_name(self, module: str, name: str, node: ast.AST) -> None:
@@ -646,11 +657,6 @@ class _PolicyVisitor(ast.NodeVisitor):
         ):
             self.refuse("dynamic-class", node, "uses type other than to ask an object's type")
 
-    def check_module_attribute(self, node: ast.Attribute) -> None:
-        module = self.module_of(node.value)
-        if module is not None:
-            self.check_reflective_name(module, node.attr, node)
-
     def visit_Attribute(self, node: ast.Attribute) -> None:
         attr = node.attr
         if attr.startswith("_"):
@@ -674,7 +680,7 @@ class _PolicyVisitor(ast.NodeVisitor):
         value = node.value
         if isinstance(value, ast.Name):
             self.module_reads.add(id(value))
-            self.defer(lambda: self.check_module_attribute(node))
+            self.name_attributes.append(node)
         if attr == "dataclass":
             self.defer(lambda: self.check_dataclass_use(node))
         if isinstance(value, ast.Name) and value.id in self.sys_aliases:
@@ -724,9 +730,8 @@ class _PolicyVisitor(ast.NodeVisitor):
         if _type_call_shape(node):
             self.direct_calls.add(id(func))
             self.defer(lambda: self.check_asked_type(node))
-        called = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
-        if (len(node.args) > 1 or node.keywords) and called in _ENUM_NAMES:
-            self.defer(lambda: self.check_enum_call(node))
+        if len(node.args) > 1 or node.keywords:
+            self.calls_with_arguments.append(node)
 
     def check_enum_call(self, node: ast.Call) -> None:
         if self.resolve(node.func) in _ENUM_CLASSES:
