@@ -58,7 +58,7 @@ def rule_of(code: str) -> str | None:
             "underscore-attribute",
         ),
         ("class A:\n    grab = __import__\n    __import__ = None", "dunder-name"),
-        ("class A:\n    __builtins__ = 1\n    x = __builtins__", "dunder-name"),
+        ("class A:\n    __builtins__ = 1\n    x = __builtins__", "dunder-definition"),
         # the allowlist: modules that hand out eval, sys.modules or objects by a string name
         ("import pydoc", "forbidden-module"),
         ("import rlcompleter", "forbidden-module"),
@@ -86,14 +86,17 @@ def rule_of(code: str) -> str | None:
         ("y: 'exec(s)' = 1", "dynamic-code"),
         # sys: constants and limits only
         ("import sys\nm = sys", "sys-use"),
-        ("import sys\ns = string.Formatter().vformat('{0.version}', (sys,), {})", "sys-use"),
+        (
+            "import sys\ns = string.Formatter().vformat('{0.version}', (sys,), {})",
+            "reflective-name",
+        ),
         ("import sys as s\nm = s.monitoring", "capability-attribute"),
         ("import sys\nf = sys.call_tracing", "capability-attribute"),
         ("import sys\np = sys.path", "sys-use"),
         ("from sys import path", "sys-use"),
         ("match sys:\n    case object(version=v):\n        pass\nimport sys", "sys-use"),
         # a dunder name as a string is a computed attribute name
-        ("functools.update_wrapper(box, f, assigned=('__globals__',))", "dunder-string"),
+        ("functools.update_wrapper(box, f, assigned=('__globals__',))", "wrapper-attributes"),
     ],
 )
 def test_policy_refuses_each_trick_under_its_named_rule(code, rule):
@@ -231,3 +234,18 @@ def test_policy_false_refusal_rate_on_legitimate_code_is_under_one_percent(
     print(f"false refusals: {len(refused)}/{len(legit)} = {rate:.2%}: {refused}")
     assert rate < 0.01, refused
     assert not [item for item in translated if item[2]], "a library translation was refused"
+
+
+def test_policy_refuses_no_demo_task_target_nor_its_translated_reference(official_library):
+    """The demo's tasks (training/taskgen.py): the target solution and the library translation
+    of the NumPy reference, for every function the generator knows."""
+    from sebench.data.translate import to_library
+    from sebench.training.taskgen import TWELVE_FUNCTIONS, TaskSetConfig, generate_tasks
+
+    table = official_library.table
+    tasks = generate_tasks(table, TaskSetConfig(functions=TWELVE_FUNCTIONS, train_per_function=8))
+    programs = [task.extra["target"] for task in (*tasks.train, *tasks.test)]
+    programs += [to_library(task.numpy_reference, table).code for task in tasks.test]
+    refused = [(code, find_refusals(ast.parse(code), table.package)) for code in programs]
+    assert len(programs) > 100
+    assert [item for item in refused if item[1]] == []

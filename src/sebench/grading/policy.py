@@ -5,7 +5,18 @@ interpreter tricks that open a way to it or to the grader (private names, dunder
 frames, dynamic attribute and namespace access, dynamic code, import machinery). It works on the
 syntax tree only, so it cannot see what a string turns into at run time; that is why every
 dynamic path (exec/eval/compile, `__import__`, `importlib`, `getattr` with a computed name,
-`sys.modules`) is refused outright instead of inspected. What it does not protect against:
+`sys.modules`) is refused outright instead of inspected.
+
+It is an allow-list at every level where a deny-list kept losing: the modules code may import,
+the names it may take from the modules that offer reflective tools (`operator`, `functools`,
+`dataclasses`, `string`, `enum`, `abc`, `copy`, `typing`), the classes a class may derive from,
+the decorators, and the special methods a class may define. Meta-programming, the way an
+attribute gets read by a name computed at run time, has no honest use in a solution and is
+refused whole: metaclasses and class keywords, class patterns in `match` on user classes,
+`type()` other than asking an object's type, `str.format` on anything but a literal,
+`format_map`, star imports, and special methods other than a short honest list (`__getattr__`,
+`__get__`, `__set_name__`, `__init_subclass__`, `__class_getitem__`, `__match_args__`, enum
+hooks such as `_missing_`, ...). What it does not protect against:
 resource abuse, files, processes, network and signals, which the sandbox handles at run time, and
 whatever the library itself exposes under public names.
 """
@@ -101,6 +112,104 @@ _RUNTIME_DUNDERS = _words(
 # `if __name__ == "__main__":` is common in responses and harmless.
 ALLOWED_DUNDER_NAMES = frozenset({"__name__"})
 
+# Names that modules with reflective tools may hand out; any other name of these modules
+# (`operator.attrgetter` under another name, `string.Formatter`, `functools.update_wrapper`,
+# `dataclasses.make_dataclass`, `enum.EnumMeta`, `abc.ABCMeta`, `typing.get_type_hints`, ...)
+# is refused under `reflective-name`, imported or read. `attrgetter`/`methodcaller` stay, for
+# direct calls with a literal name only (`dynamic-attribute`), and never under another name.
+REFLECTIVE_MODULE_NAMES: dict[str, frozenset[str]] = {
+    "operator": _words(
+        "abs add and_ attrgetter concat contains countOf delitem eq floordiv ge getitem gt iadd "
+        "iand iconcat ifloordiv ilshift imatmul imod imul index indexOf inv invert ior ipow "
+        "irshift is_ is_not isub itemgetter itruediv ixor le length_hint lshift lt matmul "
+        "methodcaller mod mul ne neg not_ or_ pos pow rshift setitem sub truediv truth xor"
+    ),
+    "functools": _words(
+        "cache cached_property cmp_to_key lru_cache partial reduce total_ordering wraps"
+    ),
+    "dataclasses": _words(
+        "dataclass field fields asdict astuple replace is_dataclass FrozenInstanceError "
+        "InitVar KW_ONLY MISSING"
+    ),
+    "string": _words(
+        "Template ascii_letters ascii_lowercase ascii_uppercase capwords digits hexdigits "
+        "octdigits printable punctuation whitespace"
+    ),
+    "enum": _words("Enum IntEnum StrEnum Flag IntFlag auto unique"),
+    "abc": _words("ABC abstractmethod"),
+    "copy": _words("copy deepcopy Error error"),
+    "typing": _words(
+        "Any AbstractSet Annotated AnyStr Callable ClassVar Collection Container Counter "
+        "DefaultDict Deque Dict Final FrozenSet Generator Generic Hashable ItemsView Iterable "
+        "Iterator KeysView List Literal LiteralString Mapping MutableMapping MutableSequence "
+        "MutableSet NamedTuple Never NoReturn NotRequired Optional OrderedDict ParamSpec Protocol "
+        "Required Reversible Self Sequence Set Sized SupportsAbs SupportsFloat SupportsIndex "
+        "SupportsInt SupportsRound Text Tuple Type TypeAlias TypeGuard TypeVar TypedDict "
+        "TYPE_CHECKING Union ValuesView cast final overload assert_never get_args get_origin"
+    ),
+}
+# The reflective tools of those modules, and the modules themselves, refused as an attribute of
+# any object too: modules hand each other out (`re.functools.update_wrapper`,
+# `typing.functools`, `re.enum.EnumMeta`), and a module passed into a function is a parameter.
+# (Names that are also methods of builtin types, `copy`, `replace`, `string`, `abc`, stay.)
+REFLECTIVE_ATTRIBUTES = _words(
+    "functools dataclasses typing enum operator "
+    "update_wrapper WRAPPER_ASSIGNMENTS WRAPPER_UPDATES partialmethod recursive_repr "
+    "make_dataclass Formatter EnumMeta EnumType DynamicClassAttribute global_enum_repr "
+    "global_flag_repr global_str member nonmember ABCMeta update_abstractmethods "
+    "NamedTupleMeta NewType no_type_check no_type_check_decorator dataclass_transform "
+    "runtime_checkable get_overloads clear_overloads EXCLUDED_ATTRIBUTES dispatch_table"
+)
+# What a class may derive from, besides the code's own classes: `object`, the common exceptions,
+# and the typing, enum and abc bases. Not the builtin types (a `str` subclass with its own
+# `isidentifier` walked through `dataclasses.make_dataclass` into exec'd source), not `type`.
+ALLOWED_BASES = _words(
+    "builtins.object builtins.Exception builtins.ValueError builtins.TypeError "
+    "builtins.KeyError builtins.IndexError builtins.LookupError builtins.ArithmeticError "
+    "builtins.RuntimeError builtins.ZeroDivisionError builtins.NotImplementedError "
+    "builtins.OverflowError builtins.AssertionError "
+    "typing.NamedTuple typing.TypedDict typing.Generic typing.Protocol "
+    "enum.Enum enum.IntEnum enum.StrEnum enum.Flag enum.IntFlag abc.ABC"
+)
+# The decorators code may use, besides its own functions and `@x.setter`/`getter`/`deleter`.
+ALLOWED_DECORATORS = _words(
+    "builtins.staticmethod builtins.classmethod builtins.property dataclasses.dataclass "
+    "functools.total_ordering functools.lru_cache functools.cache functools.cached_property "
+    "functools.wraps abc.abstractmethod enum.unique typing.final typing.overload"
+)
+# The special methods (and class attributes) a class may define: construction, printing,
+# comparison, hashing, the container and number protocols. Not attribute hooks (`__getattr__`,
+# `__getattribute__`, `__setattr__`), descriptors (`__get__`, `__set__`, `__set_name__`), class
+# creation hooks (`__new__`, `__init_subclass__`, `__class_getitem__`, `__prepare__`,
+# `__mro_entries__`), pickling and copying hooks, `__format__`, `__match_args__`, `__del__`,
+# `__call__`, context managers (`__exit__` gets a traceback), nor NumPy's protocols.
+ALLOWED_DUNDER_DEFINITIONS = _words(
+    "__init__ __post_init__ __repr__ __str__ __eq__ __ne__ __lt__ __le__ __gt__ __ge__ "
+    "__hash__ __len__ __iter__ __next__ __reversed__ __getitem__ __setitem__ __delitem__ "
+    "__contains__ __bool__ __int__ __float__ __abs__ __neg__ __pos__ __invert__ __round__ "
+    "__add__ __radd__ __iadd__ __sub__ __rsub__ __isub__ __mul__ __rmul__ __imul__ "
+    "__truediv__ __rtruediv__ __itruediv__ __floordiv__ __rfloordiv__ __ifloordiv__ "
+    "__mod__ __rmod__ __imod__ __pow__ __rpow__ __ipow__ __divmod__ __rdivmod__ "
+    "__and__ __rand__ __iand__ __or__ __ror__ __ior__ __xor__ __rxor__ __ixor__ "
+    "__lshift__ __rlshift__ __rshift__ __rrshift__ __slots__ __all__"
+)
+# Class patterns in `match` may name only these: a user class's `__match_args__` (or a
+# metaclass's `__instancecheck__`) would read attributes by names computed at run time.
+MATCHABLE_TYPES = _words(
+    "builtins.int builtins.float builtins.complex builtins.bool builtins.str builtins.bytes "
+    "builtins.list builtins.tuple builtins.dict builtins.set builtins.frozenset"
+)
+# Calls whose argument may be `type(x)` (asking what an object is; see visit_Call).
+_TYPE_CONSUMERS = _words(
+    "builtins.print builtins.str builtins.repr builtins.isinstance builtins.issubclass"
+)
+# Enum classes whose call with a name and members makes a class (the functional API), whose
+# members may have any name (`Enum("E", [(name, f)])` defines `__array_ufunc__` or any other).
+_ENUM_CLASSES = _words("enum.Enum enum.IntEnum enum.StrEnum enum.Flag enum.IntFlag")
+# Keywords that name attributes to copy (`functools.wraps(f, assigned=(name,))`).
+_WRAPPER_KEYWORDS = frozenset({"assigned", "updated"})
+_FORMAT_METHODS = frozenset({"format", "format_map"})
+
 # Rules whose refusal means the code tries to reach NumPy (verdict `uses_numpy`).
 NUMPY_RULES = frozenset({"numpy-import", "numpy-dynamic"})
 # Rules that open a dynamic path to a module; with a string naming NumPy in the code they are
@@ -114,11 +223,27 @@ _DYNAMIC_RULES = frozenset(
         "dynamic-attribute",
         "capability-attribute",
         "sys-use",
+        "reflective-name",
+        "format-call",
+        "dynamic-class",
+        "metaclass",
+        "class-base",
+        "dunder-definition",
+        "match-class",
+        "decorator",
+        "star-import",
+        "wrapper-attributes",
+        "dataclass-call",
     }
 )
 _NUMPY_WORD = re.compile(r"numpy", re.IGNORECASE)
-# str.format fields can read attributes: "{0.__class__}", "{x._data}".
-_FORMAT_ATTRIBUTE = re.compile(r"\{[^{}]*\.\s*_")
+# str.format fields read attributes: "{0.__class__}", "{x._data}", "{0.f_back}"; the names
+# after each dot of a field (or of a field nested in a format spec).
+_FORMAT_FIELD_ATTRIBUTE = re.compile(r"\.\s*([^.\[\]{}:!]*)")
+_FORMAT_FIELD = re.compile(r"\{([^{}]*)")
+# An enum hook (`_missing_`, `_generate_next_value_`, `_ignore_`) or a dunder: a definition
+# the interpreter calls by its name.
+_SPECIAL_NAME = re.compile(r"_\w*_")
 _STDLIB = frozenset(sys.stdlib_module_names) | {"__future__"}
 # A string that is exactly a dunder name can only serve as a computed attribute name
 # (`functools.update_wrapper(box, f, assigned=("__globals__",))`); `"__main__"` is a module name.
@@ -163,6 +288,7 @@ def scan(tree: ast.Module, package: str) -> Scan:
     imports and the calls inside its functions."""
     visitor = _PolicyVisitor(package, _sys_aliases(tree))
     visitor.visit(tree)
+    visitor.run_deferred()
     refusals = visitor.refusals
     if any(r.rule in _DYNAMIC_RULES for r in refusals) and _mentions_numpy(tree):
         first = next(r for r in refusals if r.rule in _DYNAMIC_RULES)
@@ -175,6 +301,11 @@ def scan(tree: ast.Module, package: str) -> Scan:
         )
     refusals.sort(key=lambda r: (r.line or 0, not r.numpy))
     return Scan(refusals, visitor.imports, visitor.function_calls)
+
+
+def _type_call_shape(node: ast.AST) -> bool:
+    """`type(...)` by its look (whether `type` is the builtin is decided after the walk)."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "type"
 
 
 def _sys_aliases(tree: ast.Module) -> frozenset[str]:
@@ -213,6 +344,20 @@ class _PolicyVisitor(ast.NodeVisitor):
     def __init__(self, package: str, sys_aliases: frozenset[str] = frozenset()) -> None:
         self.package = package
         self.sys_aliases = sys_aliases
+        # What binds each name anywhere in the code (scopes ignored: stricter): `class`, `def`,
+        # `module:M` (`import M`), `from:M.n` (`from M import n`) or `other`. Gathered on the
+        # walk (a walk of its own cost more than the rest of the scan), so the checks that
+        # depend on what a name is (`resolve`) run after it, from `deferred`, in walk order.
+        self.bindings: dict[str, set[str]] = {}
+        self.deferred: list[Callable[[], None]] = []
+        self.decorators: set[int] = set()  # ids of decorator expressions (the callable part)
+        self.module_reads: set[int] = set()  # ids of Name nodes read as `name.attribute`
+        self.bare_loads: list[ast.Name] = []  # every other Name read
+        self.calls_with_arguments: list[ast.Call] = []  # calls with two arguments or keywords
+        self.name_attributes: list[ast.Attribute] = []  # `name.attribute`, in walk order
+        self.asked_types: set[int] = set()  # ids of `type(x)` calls whose result is only looked at
+        # ids of Name nodes that only describe (annotations): `dtype: Optional[type] = None`
+        self.annotation_names: set[int] = set()
         self.sys_reads: set[int] = set()  # ids of `sys` Name nodes read as `sys.<allowed>`
         self.refusals: list[Refusal] = []
         self.direct_calls: set[int] = set()  # ids of Name nodes called directly: `getattr(x, "a")`
@@ -250,6 +395,85 @@ class _PolicyVisitor(ast.NodeVisitor):
     def refuse(self, rule: str, node: ast.AST, detail: str) -> None:
         self.refusals.append(Refusal(rule, getattr(node, "lineno", None), detail))
 
+    def bind(self, name: str, kind: str) -> None:
+        if not self.in_string_annotation:  # annotations in strings bind nothing at run time
+            self.bindings.setdefault(name, set()).add(kind)
+
+    def defer(self, check: Callable[[], None]) -> None:
+        self.deferred.append(check)
+
+    def run_deferred(self) -> None:
+        for check in self.deferred:
+            check()
+        self.deferred.clear()
+        # A module with reflective tools is used only as `module.name` (its names are checked
+        # there): passed into a function, put in a container or given to `getattr`, its names
+        # would be read where the policy cannot tell what holds them.
+        modules = {name: module for name in self.bindings if (module := self.module_of(name))}
+        for node in self.name_attributes if modules else ():
+            if node.value.id in modules:
+                self.check_reflective_name(modules[node.value.id], node.attr, node)
+        # `dataclass` under another name (`from dataclasses import dataclass as d`)
+        dataclass_aliases = {
+            name for name, kinds in self.bindings.items() if "from:dataclasses.dataclass" in kinds
+        }
+        for node in self.bare_loads if modules or dataclass_aliases else ():
+            if node.id in modules:
+                self.refuse(
+                    "reflective-name", node, f"uses the module {node.id} other than as m.name"
+                )
+            elif node.id in dataclass_aliases and id(node) not in self.decorators:
+                self.refuse("dataclass-call", node, "dataclass used other than as a decorator")
+        for call in self.calls_with_arguments:
+            self.check_enum_call(call)
+
+    def resolve(self, node: ast.AST) -> str | None:
+        """What an expression names, when the code's bindings say for sure: `builtins.int`
+        (never bound), `typing.NamedTuple`, `class:Point` (only ever bound by class statements),
+        `def:helper`; None for anything else."""
+        if isinstance(node, ast.Name):
+            kinds = self.bindings.get(node.id)
+            if not kinds:
+                return f"builtins.{node.id}"
+            if len(kinds) != 1:
+                return None
+            (kind,) = kinds
+            if kind in ("class", "def"):
+                return f"{kind}:{node.id}"
+            if kind.startswith(("module:", "from:")):
+                return kind.split(":", 1)[1]
+            return None
+        if isinstance(node, ast.Attribute):
+            holder = self.resolve(node.value)
+            if holder is None or ":" in holder:
+                return None
+            return f"{holder}.{node.attr}"
+        return None
+
+    def module_of(self, name: str) -> str | None:
+        """The module with reflective tools a name is bound to by `import M [as name]`, else
+        None; one such binding is enough (`import string as m; m = m`)."""
+        for kind in self.bindings.get(name, ()):
+            module = kind.removeprefix("module:")
+            if module != kind and module in REFLECTIVE_MODULE_NAMES:
+                return module
+        return None
+
+    def check_reflective_name(self, module: str, name: str, node: ast.AST) -> None:
+        allowed = REFLECTIVE_MODULE_NAMES.get(module)
+        if allowed is not None and not name.startswith("_") and name not in allowed:
+            self.refuse(
+                "reflective-name",
+                node,
+                f"uses {module}.{name}: not among the names solutions use from {module}",
+            )
+
+    def check_definition_name(self, name: str, node: ast.AST) -> None:
+        if _SPECIAL_NAME.fullmatch(name) and name not in ALLOWED_DUNDER_DEFINITIONS:
+            self.refuse(
+                "dunder-definition", node, f"defines {name}, which the interpreter calls by name"
+            )
+
     # -- imports -----------------------------------------------------------------------------
     def check_module(self, name: str, node: ast.AST) -> None:
         parts = name.split(".")
@@ -275,17 +499,30 @@ class _PolicyVisitor(ast.NodeVisitor):
             self.imports.append(node)
         for alias in node.names:
             self.check_module(alias.name, node)
+            if alias.asname:
+                self.bind(alias.asname, f"module:{alias.name}")
+            else:
+                top = alias.name.split(".")[0]
+                self.bind(top, f"module:{top}")
         self.generic_visit(node)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         if not self.in_string_annotation:
             self.imports.append(node)
+        for alias in node.names:
+            self.bind(alias.asname or alias.name, f"from:{node.module}.{alias.name}")
         if node.level or not node.module:
             self.refuse("relative-import", node, "relative imports are not allowed")
             return
         self.check_module(node.module, node)
         for alias in node.names:
-            if alias.name.startswith("_") and node.module != "__future__":
+            if alias.asname:
+                self.check_definition_name(alias.asname, node)
+            if alias.name == "*":
+                self.refuse("star-import", node, f"from {node.module} import *")
+            elif alias.name in ATTRIBUTE_HELPERS and alias.asname not in (None, alias.name):
+                self.refuse("dynamic-attribute", node, f"imports {alias.name} under another name")
+            elif alias.name.startswith("_") and node.module != "__future__":
                 self.refuse("private-import", node, f"imports {alias.name} from {node.module}")
             elif node.module.split(".")[0] == "sys" and alias.name in IMPORT_TABLE_ATTRIBUTES:
                 self.refuse("import-table", node, f"imports sys.{alias.name}")
@@ -295,10 +532,55 @@ class _PolicyVisitor(ast.NodeVisitor):
                 self.refuse("capability-attribute", node, f"imports {alias.name}")
             elif node.module == "sys" and alias.name not in SYS_ATTRIBUTES:
                 self.refuse("sys-use", node, f"imports sys.{alias.name}")
+            else:
+                self.check_reflective_name(node.module, alias.name, node)
         self.generic_visit(node)
 
     # -- names and attributes ----------------------------------------------------------------
+    def mark_decorators(self, node: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self.decorators.update(
+            id(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list
+        )
+        self.defer(lambda: self.check_decorators(node))
+
+    def check_dataclass_use(self, node: ast.Name | ast.Attribute) -> None:
+        """`dataclasses.dataclass` pastes field names into source it execs: as a decorator they
+        are the class body's own identifiers; called on a class made elsewhere
+        (`dataclass(typing.TypedDict("T", {name: int}))`) they can be any string."""
+        if id(node) not in self.decorators and self.resolve(node) == "dataclasses.dataclass":
+            self.refuse("dataclass-call", node, "dataclass used other than as a decorator")
+
+    def check_decorators(self, node: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        for decorator in node.decorator_list:
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            named = self.resolve(target)
+            if named in ALLOWED_DECORATORS or (named or "").startswith("def:"):
+                continue
+            if (
+                isinstance(target, ast.Attribute)
+                and target.attr in ("setter", "getter", "deleter")
+                and (self.resolve(target.value) or "").startswith("def:")
+            ):
+                continue
+            self.refuse("decorator", decorator, f"decorates {node.name} with an unlisted decorator")
+
+    def check_bases(self, node: ast.ClassDef) -> None:
+        for base in node.bases:
+            named = self.resolve(base.value if isinstance(base, ast.Subscript) else base)
+            if named not in ALLOWED_BASES and not (named or "").startswith("class:"):
+                self.refuse(
+                    "class-base", base, f"class {node.name} derives from {ast.unparse(base)[:60]}"
+                )
+
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self.bind(node.name, "class")
+        self.check_definition_name(node.name, node)
+        self.mark_decorators(node)
+        for keyword in node.keywords:
+            self.refuse(
+                "metaclass", node, f"class {node.name} passes {keyword.arg or '**'} to its creation"
+            )
+        self.defer(lambda: self.check_bases(node))
         for child in (*node.decorator_list, *node.bases, *node.keywords):
             self.visit(child)
         defined = set()
@@ -316,6 +598,10 @@ class _PolicyVisitor(ast.NodeVisitor):
         self.class_scope.pop()
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> None:
+        if not isinstance(node, ast.Lambda):
+            self.bind(node.name, "def")
+            self.check_definition_name(node.name, node)
+            self.mark_decorators(node)
         returns = getattr(node, "returns", None)
         if returns is not None:
             self.check_string_annotations(returns)
@@ -330,6 +616,16 @@ class _PolicyVisitor(ast.NodeVisitor):
 
     def visit_Name(self, node: ast.Name) -> None:
         name = node.id
+        if not isinstance(node.ctx, ast.Load):
+            self.bind(name, "other")
+            self.check_definition_name(name, node)
+        else:
+            if name == "type":
+                self.defer(lambda: self.check_type_name(node))
+            elif name == "dataclass":
+                self.defer(lambda: self.check_dataclass_use(node))
+            if id(node) not in self.module_reads:
+                self.bare_loads.append(node)
         if (
             name.startswith("__")
             and name.endswith("__")
@@ -353,6 +649,14 @@ class _PolicyVisitor(ast.NodeVisitor):
         ):
             self.refuse("sys-use", node, f"uses the sys module {name} other than sys.<constant>")
 
+    def check_type_name(self, node: ast.Name) -> None:
+        if (
+            id(node) not in self.direct_calls
+            and id(node) not in self.annotation_names
+            and self.resolve(node) == "builtins.type"
+        ):
+            self.refuse("dynamic-class", node, "uses type other than to ask an object's type")
+
     def visit_Attribute(self, node: ast.Attribute) -> None:
         attr = node.attr
         if attr.startswith("_"):
@@ -365,7 +669,20 @@ class _PolicyVisitor(ast.NodeVisitor):
             self.refuse("dynamic-attribute", node, f"uses {attr} other than in a direct call")
         elif attr in CAPABILITY_ATTRIBUTES:
             self.refuse("capability-attribute", node, f"accesses .{attr}")
+        elif attr in REFLECTIVE_ATTRIBUTES:
+            self.refuse("reflective-name", node, f"accesses .{attr}, a reflective tool")
+        elif attr in _FORMAT_METHODS and not (
+            attr == "format" and isinstance(node.value, ast.Constant)
+        ):
+            self.refuse(
+                "format-call", node, f".{attr} on anything but a string literal reads attributes"
+            )
         value = node.value
+        if isinstance(value, ast.Name):
+            self.module_reads.add(id(value))
+            self.name_attributes.append(node)
+        if attr == "dataclass":
+            self.defer(lambda: self.check_dataclass_use(node))
         if isinstance(value, ast.Name) and value.id in self.sys_aliases:
             if attr in SYS_ATTRIBUTES:
                 self.sys_reads.add(id(value))
@@ -384,6 +701,10 @@ class _PolicyVisitor(ast.NodeVisitor):
             if isinstance(func, ast.Name)
             else (func.attr if isinstance(func, ast.Attribute) else None)
         )
+        for keyword in node.keywords:
+            if keyword.arg in _WRAPPER_KEYWORDS:
+                self.refuse("wrapper-attributes", node, f"{keyword.arg}= names attributes to copy")
+        self.check_type_call(node)
         if isinstance(func, ast.Name) and name in ATTRIBUTE_BUILTINS:
             self.direct_calls.add(id(func))
             self.check_attribute_name(node, node.args[1] if len(node.args) > 1 else None, name)
@@ -391,6 +712,100 @@ class _PolicyVisitor(ast.NodeVisitor):
             self.direct_calls.add(id(func))
             for arg in node.args or [None]:
                 self.check_attribute_name(node, arg, name)
+        self.generic_visit(node)
+
+    def check_type_call(self, node: ast.Call) -> None:
+        """`type(x)` may only ask what an object is: compared (`type(x) in (int, float)`), looked
+        up in a display (`{int: "i"}.get(type(x))`), called once more with at most one argument
+        (`type(x)(0)`), or printed: never handed to the program's own code, which would get
+        `type` itself for a class. `type` with three
+        arguments makes a class, and `type(type(x))` is `type` itself."""
+        func = node.func
+        if _type_call_shape(func) and len(node.args) <= 1 and not node.keywords:
+            self.asked_types.add(id(func))
+        if isinstance(func, ast.Name) and f"builtins.{func.id}" in _TYPE_CONSUMERS:
+            self.defer(lambda: self.mark_type_consumer(node))
+        elif isinstance(func, ast.Attribute) and func.attr == "get":
+            self.defer(lambda: self.mark_lookup(func.value, node.args))
+        if _type_call_shape(node):
+            self.direct_calls.add(id(func))
+            self.defer(lambda: self.check_asked_type(node))
+        if len(node.args) > 1 or node.keywords:
+            self.calls_with_arguments.append(node)
+
+    def check_enum_call(self, node: ast.Call) -> None:
+        if self.resolve(node.func) in _ENUM_CLASSES:
+            self.refuse(
+                "dynamic-class", node, "an Enum class called with members makes a class at run time"
+            )
+
+    def mark_type_consumer(self, node: ast.Call) -> None:
+        """`print(type(x))`, `isinstance(x, type)`: the type, or the class itself, looked at."""
+        if self.resolve(node.func) in _TYPE_CONSUMERS:
+            self.asked_types.update(id(arg) for arg in node.args if _type_call_shape(arg))
+            self.annotation_names.update(
+                id(arg) for arg in node.args if isinstance(arg, ast.Name) and arg.id == "type"
+            )
+
+    def mark_lookup(self, container: ast.AST, keys: list[ast.expr]) -> None:
+        """`{int: "i"}.get(type(x))`, `{int: "i"}[type(x)]`: a lookup in a display of builtins.
+        Not in any container: a user object's `__getitem__`/`get`, or a key's `__eq__` (a dict
+        compares keys with equal hashes), would receive the type, `type` itself when x is a
+        class, and make classes with it."""
+        if self.plain_operand(container):
+            self.asked_types.update(id(key) for key in keys if _type_call_shape(key))
+
+    def plain_operand(self, node: ast.AST) -> bool:
+        """Whether comparing `type(x)` with this, or looking it up in it, runs no code of the
+        program's: a constant, a builtin, a class of the code, `type(y)`, or a display of these
+        (a dict display by its keys)."""
+        if isinstance(node, ast.Constant) or _type_call_shape(node):
+            return True
+        if isinstance(node, ast.Name):
+            return (self.resolve(node) or "").startswith(("builtins.", "class:"))
+        if isinstance(node, ast.Tuple | ast.List | ast.Set):
+            return all(self.plain_operand(item) for item in node.elts)
+        if isinstance(node, ast.Dict):
+            return all(key is not None and self.plain_operand(key) for key in node.keys)
+        return False
+
+    def mark_compare(self, node: ast.Compare) -> None:
+        """`type(x) in (int, float)`, `type(x) == type(y)`, `type(x) is t`: `is` runs no code,
+        and anything else only when the other side is plain (see `plain_operand`)."""
+        operands = [node.left, *node.comparators]
+        for index, operand in enumerate(operands):
+            if not _type_call_shape(operand):
+                continue
+            sides = []
+            if index > 0:
+                sides.append((node.ops[index - 1], operands[index - 1]))
+            if index < len(node.ops):
+                sides.append((node.ops[index], operands[index + 1]))
+            if all(
+                isinstance(op, ast.Is | ast.IsNot) or self.plain_operand(other)
+                for op, other in sides
+            ):
+                self.asked_types.add(id(operand))
+
+    def check_asked_type(self, node: ast.Call) -> None:
+        if not self.is_type_call(node):
+            return  # `type` is bound to something of the code's own
+        if len(node.args) != 1 or node.keywords or isinstance(node.args[0], ast.Starred):
+            self.refuse("dynamic-class", node, "type() with other than one argument makes a class")
+        elif self.is_type_call(node.args[0]) or id(node) not in self.asked_types:
+            self.refuse("dynamic-class", node, "type(x) used other than to look at x's type")
+
+    def is_type_call(self, node: ast.AST) -> bool:
+        return _type_call_shape(node) and self.resolve(node.func) == "builtins.type"
+
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        if _type_call_shape(node.slice):
+            self.defer(lambda: self.mark_lookup(node.value, [node.slice]))
+        self.generic_visit(node)
+
+    def visit_Compare(self, node: ast.Compare) -> None:
+        if any(map(_type_call_shape, (node.left, *node.comparators))):
+            self.defer(lambda: self.mark_compare(node))
         self.generic_visit(node)
 
     def check_attribute_name(self, node: ast.Call, arg: ast.AST | None, via: str) -> None:
@@ -407,14 +822,30 @@ class _PolicyVisitor(ast.NodeVisitor):
             self.refuse("frame-introspection", node, f"{via} of {arg.value!r}")
         elif any(part in CAPABILITY_ATTRIBUTES for part in arg.value.split(".")):
             self.refuse("capability-attribute", node, f"{via} of {arg.value!r}")
+        elif any(part in _FORMAT_METHODS for part in arg.value.split(".")):
+            self.refuse("format-call", node, f"{via} of {arg.value!r}")
 
     def visit_Constant(self, node: ast.Constant) -> None:
         if not isinstance(node.value, str):
             return
-        if _FORMAT_ATTRIBUTE.search(node.value):
-            self.refuse("format-attribute", node, "a format string reading a private attribute")
+        if "{" in node.value and self.format_reads_capability(node.value):
+            self.refuse(
+                "format-attribute",
+                node,
+                "a format string reading a private or capability attribute",
+            )
         elif _DUNDER_STRING.fullmatch(node.value) and node.value not in _ALLOWED_DUNDER_STRINGS:
             self.refuse("dunder-string", node, f"the attribute name {node.value!r} as a string")
+
+    @staticmethod
+    def format_reads_capability(text: str) -> bool:
+        refused = INTROSPECTION_ATTRIBUTES | IMPORT_TABLE_ATTRIBUTES | CAPABILITY_ATTRIBUTES
+        for field_text in _FORMAT_FIELD.findall(text):
+            for attr in _FORMAT_FIELD_ATTRIBUTE.findall(field_text):
+                attr = attr.strip()
+                if attr.startswith("_") or attr in refused or attr in _FORMAT_METHODS:
+                    return True
+        return False
 
     def visit_MatchClass(self, node: ast.MatchClass) -> None:
         for attr in node.kwd_attrs:
@@ -422,12 +853,39 @@ class _PolicyVisitor(ast.NodeVisitor):
                 self.refuse("underscore-attribute", node, f"matches on attribute {attr}")
             elif attr in CAPABILITY_ATTRIBUTES:
                 self.refuse("capability-attribute", node, f"matches on attribute {attr}")
+        self.defer(lambda: self.check_match_class(node))
+        self.generic_visit(node)
+
+    def check_match_class(self, node: ast.MatchClass) -> None:
+        if self.resolve(node.cls) not in MATCHABLE_TYPES:
+            self.refuse(
+                "match-class",
+                node,
+                f"matches on the class {ast.unparse(node.cls)[:60]}: only builtin types may be",
+            )
+
+    def visit_MatchAs(self, node: ast.MatchAs | ast.MatchStar) -> None:
+        if node.name:
+            self.bind(node.name, "other")
+        self.generic_visit(node)
+
+    visit_MatchStar = visit_MatchAs
+
+    def visit_MatchMapping(self, node: ast.MatchMapping) -> None:
+        if node.rest:
+            self.bind(node.rest, "other")
+        self.generic_visit(node)
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        if node.name:
+            self.bind(node.name, "other")
         self.generic_visit(node)
 
     # -- annotations -------------------------------------------------------------------------
     # A string annotation is code that `typing.get_type_hints` (also inside functools) would
     # eval: it is checked as code, where it stands.
     def visit_arg(self, node: ast.arg) -> None:
+        self.bind(node.arg, "other")
         if node.annotation is not None:
             self.check_string_annotations(node.annotation)
         self.generic_visit(node)
@@ -437,6 +895,9 @@ class _PolicyVisitor(ast.NodeVisitor):
         self.generic_visit(node)
 
     def check_string_annotations(self, annotation: ast.AST) -> None:
+        self.annotation_names.update(
+            id(node) for node in ast.walk(annotation) if isinstance(node, ast.Name)
+        )
         for node in ast.walk(annotation):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 try:
@@ -446,6 +907,8 @@ class _PolicyVisitor(ast.NodeVisitor):
                 for inner in ast.walk(parsed):
                     if hasattr(inner, "lineno"):
                         inner.lineno = node.lineno
+                    if isinstance(inner, ast.Name):
+                        self.annotation_names.add(id(inner))
                 outer, self.in_string_annotation = self.in_string_annotation, True
                 self.visit(parsed.body)
                 self.in_string_annotation = outer

@@ -439,3 +439,21 @@ def test_threads_do_not_outlive_the_child(pool):
     )
     assert execution.status is ExecStatus.OK
     assert execution.cases[0].printed == "1"
+
+
+def test_result_whose_str_raises_a_base_exception_is_no_result(pool):
+    # The policy now refuses deriving from BaseException (class-base), so the grader's red-team
+    # file no longer reaches the harness: the harness itself is checked here.
+    execution = run(
+        pool,
+        """
+        class Stop(BaseException):
+            pass
+        class Result:
+            def __str__(self):
+                raise Stop()
+        def solve(x):
+            return Result()
+    """,
+    )
+    assert not (execution.status is ExecStatus.OK and execution.cases[0].error_type is None)

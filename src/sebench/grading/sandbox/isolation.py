@@ -10,6 +10,12 @@ What the layers protect against (each is detected, and only the ones that work a
 - `mount_namespace`: private mounts for the server: a size-capped tmpfs as the scratch dir, and
   the folder that hides the interpreter from other users (e.g. /root) replaced by a tmpfs that
   shows only the Python installation.
+- `ipc_namespace`: the server and its children live in their own IPC namespace, so a SysV
+  segment, queue or semaphore, or a POSIX message queue, that gets past seccomp (which refuses
+  the calls) is never in the host's and vanishes with the server.
+- `scratch_cap`: the scratch dir is a size-capped tmpfs in every layout (a private /tmp, or, when
+  the interpreter lives under /tmp, a tmpfs mounted on the scratch folder itself), so a job can
+  never fill the host's disk; without a mount namespace only the per-file size limit applies.
 - `uid_drop`: children run as a dedicated unprivileged uid per server (root servers only), so
   file permissions and RLIMIT_NPROC apply and no capability is left.
 - `landlock`: read-only access to the Python installation, one writable scratch dir, nothing else
@@ -50,6 +56,8 @@ LAYERS = (
     "subreaper",
     "network_namespace",
     "mount_namespace",
+    "ipc_namespace",
+    "scratch_cap",
     "uid_drop",
     "landlock",
     "seccomp",
@@ -59,7 +67,9 @@ LAYERS = (
 CONTAINMENT = ("network_namespace", "uid_drop", "landlock", "seccomp")
 
 _PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER, _PR_SET_NO_NEW_PRIVS = 1, 36, 38
-_CLONE_NEWNS, _CLONE_NEWUSER, _CLONE_NEWNET = 0x00020000, 0x10000000, 0x40000000
+_CLONE_NEWNS, _CLONE_NEWIPC = 0x00020000, 0x08000000
+_CLONE_NEWUSER, _CLONE_NEWNET = 0x10000000, 0x40000000
+_MNT_DETACH, _IPC_RMID = 2, 0
 _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_BIND, _MS_REC, _MS_PRIVATE = 2, 4, 8, 4096, 16384, 1 << 18
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -152,14 +162,17 @@ class ServerIsolation:
     layers: dict[str, bool] = field(default_factory=dict)
     details: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    base_mounted: bool = False  # a private tmpfs mounted on a folder of the host's /tmp
 
     def close(self) -> None:
         if self.ruleset is not None:
             os.close(self.ruleset.fd)
         if self.base == "/tmp":  # the private tmpfs: gone with the namespace
             shutil.rmtree(self.scratch, ignore_errors=True)
-        else:
-            shutil.rmtree(self.base, ignore_errors=True)
+            return
+        if self.base_mounted:  # the tmpfs goes with the namespace; the host's folder stays
+            _libc.umount2(self.base.encode(), _MNT_DETACH)
+        shutil.rmtree(self.base, ignore_errors=True)
 
 
 def setup_server(config: SandboxConfig, protected: list[str]) -> ServerIsolation:
@@ -201,6 +214,13 @@ def setup_server(config: SandboxConfig, protected: list[str]) -> ServerIsolation
             details["mount_namespace"] = str(exc)
     else:
         details["network_namespace"] = f"unshare: {os.strerror(ctypes.get_errno())}"
+    # Separate from the call above: it works as root, and inside the user namespace made above.
+    if not config.wants("ipc_namespace"):
+        details["ipc_namespace"] = "disabled in the config"
+    elif _libc.unshare(_CLONE_NEWIPC) == 0:
+        layers["ipc_namespace"] = True
+    else:
+        details["ipc_namespace"] = f"unshare: {os.strerror(ctypes.get_errno())}"
 
     sandbox_uid = None
     if config.drop_uid and config.wants("uid_drop") and is_root:
@@ -214,29 +234,46 @@ def setup_server(config: SandboxConfig, protected: list[str]) -> ServerIsolation
 
     read_only = read_only_paths()
     base = None
+    base_mounted = False
     hidden_by_tmpfs = [p for p in read_only if _inside(p, ["/tmp"])]
+    scratch_tmpfs = f"size={config.scratch_mb}m,mode=0711"
+    wants_cap = config.wants("scratch_cap")
+    if not wants_cap:
+        details["scratch_cap"] = "disabled in the config"
+    elif not layers["mount_namespace"]:
+        details["scratch_cap"] = (
+            "off: no mount namespace; only the per-file size limit "
+            f"({config.max_file_bytes >> 20} MiB) and {config.max_open_files} open files"
+        )
     if layers["mount_namespace"] and hidden_by_tmpfs:
         # A Python installation under /tmp (a virtual environment made there) would vanish
         # under a private /tmp; Landlock still keeps the rest of the host's /tmp unreadable.
         details["scratch"] = f"a folder in the host's /tmp (Python lives in {hidden_by_tmpfs[0]})"
-    elif layers["mount_namespace"]:
+    elif layers["mount_namespace"] and wants_cap:
         # A private /tmp: the scratch dir lives on a size-capped tmpfs that vanishes with the
         # namespace, even when the server is killed, and the host's /tmp is out of sight.
         try:
-            _mount(
-                "tmpfs",
-                "/tmp",
-                "tmpfs",
-                _MS_NOSUID | _MS_NODEV | _MS_NOEXEC,
-                f"size={config.scratch_mb}m,mode=0711",
-            )
+            _mount("tmpfs", "/tmp", "tmpfs", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, scratch_tmpfs)
             base = "/tmp"
+            layers["scratch_cap"] = True
             details["scratch"] = f"a private /tmp (tmpfs of {config.scratch_mb} MiB)"
         except OSError as exc:
             details["scratch"] = f"a folder in the host's /tmp ({exc})"
     if base is None:
         base = tempfile.mkdtemp(prefix="sebench-sandbox-")
+        if layers["mount_namespace"] and wants_cap:
+            # The host's /tmp stays (Python lives there), but the folder itself becomes a
+            # size-capped tmpfs seen only in this namespace: the cap holds in this layout too.
+            try:
+                _mount("tmpfs", base, "tmpfs", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, scratch_tmpfs)
+                base_mounted = True
+                layers["scratch_cap"] = True
+                details["scratch"] += f", a private tmpfs of {config.scratch_mb} MiB"
+            except OSError as exc:
+                details["scratch_cap"] = f"off: {exc}"
         os.chmod(base, 0o711)  # traversable, not listable, for the sandbox uid
+    if layers["scratch_cap"]:
+        details["scratch_cap"] = f"{config.scratch_mb} MiB in all, on a private tmpfs"
     scratch = os.path.join(base, "scratch")
     os.mkdir(scratch, 0o700)
     # The children's tempfile module must not use a directory cached before (the host's /tmp).
@@ -279,6 +316,7 @@ def setup_server(config: SandboxConfig, protected: list[str]) -> ServerIsolation
         layers=layers,
         details=details,
         warnings=warnings,
+        base_mounted=base_mounted,
     )
     # Needed by seccomp and Landlock in every child: set once here, inherited through each fork
     # (the server never execs anything, the only thing it changes).
@@ -290,7 +328,9 @@ def setup_server(config: SandboxConfig, protected: list[str]) -> ServerIsolation
         "process_group": "a session per child, killed as a group after each job",
         "network_namespace": "no network: a namespace with only a down loopback",
         "mount_namespace": "private mounts for the scratch dir and the interpreter",
-        "seccomp": "exec, new processes, sockets, ptrace, signals to others, signal handlers refused",
+        "ipc_namespace": "SysV IPC and POSIX message queues private to the server",
+        "seccomp": "exec, new processes, sockets, ptrace, signals to others, signal handlers, IPC "
+        "refused",
         "introspection": "an audit hook refuses frames, gc, tracing, ctypes, code rewriting",
     }
     for name, text in described.items():
@@ -298,6 +338,31 @@ def setup_server(config: SandboxConfig, protected: list[str]) -> ServerIsolation
             isolation.details.setdefault(name, text)
     isolation.details["child_setup"] = compiled_setup(config)[1]
     return isolation
+
+
+def remove_ipc_objects() -> int:
+    """Remove every SysV shared memory segment, message queue and semaphore set of the calling
+    process's IPC namespace; return how many. Only for a server in its own namespace
+    (`ipc_namespace`) whose children could make them (no seccomp): what one job made must not
+    stay for the next (a 512 MiB segment each)."""
+    removed = 0
+    for kind in ("shm", "msg", "sem"):
+        try:
+            lines = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]
+        except OSError:
+            continue
+        control = getattr(_libc, f"{kind}ctl")
+        for line in lines:
+            fields = line.split()
+            # shmctl/msgctl(id, IPC_RMID, NULL); semctl(id, 0, IPC_RMID)
+            args = (
+                (int(fields[1]), 0, _IPC_RMID)
+                if kind == "sem"
+                else (int(fields[1]), _IPC_RMID, None)
+            )
+            if control(*args) == 0:
+                removed += 1
+    return removed
 
 
 def _reveal_interpreter(read_only: list[str], details: dict[str, str]) -> None:

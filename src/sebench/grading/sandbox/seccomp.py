@@ -4,8 +4,11 @@ The filter allows everything except the system calls that let code leave its box
 programs (`execve`), new processes (`fork`, `clone` without `CLONE_THREAD`; `clone3` answers
 ENOSYS so the C library falls back to `clone`, which can be inspected), sockets, debugging other
 processes (`ptrace`, `process_vm_*`), signals to any process but itself, and the kernel-facing
-calls (mounts, namespaces, modules, BPF, keyrings, io_uring, Landlock rulesets). Refused calls
-fail with EPERM, so the code sees an ordinary Python exception.
+calls (mounts, namespaces, modules, BPF, keyrings, io_uring, Landlock rulesets), and
+inter-process communication objects that outlive a process (SysV shared memory, message queues
+and semaphores, POSIX message queues: created in the IPC namespace, not in the scratch dir, they
+would stay after the job, a 512 MiB segment resident per sample). Refused calls fail with EPERM,
+so the code sees an ordinary Python exception.
 
 It comes in two parts, because loading a filter costs the kernel time in proportion to its size
 (~0.15 ms for the whole filter on these machines, a sample's biggest isolation cost):
@@ -100,6 +103,25 @@ DENIED = (
     "fsopen",
     "fsmount",
     "fspick",
+    # IPC objects live in the (server's) IPC namespace, not in the child: refused so that no
+    # job leaves one for the next (POSIX shared memory is a file, under Landlock's rules).
+    "shmget",
+    "shmat",
+    "shmctl",
+    "msgget",
+    "msgsnd",
+    "msgrcv",
+    "msgctl",
+    "semget",
+    "semop",
+    "semtimedop",
+    "semctl",
+    "mq_open",
+    "mq_unlink",
+    "mq_timedsend",
+    "mq_timedreceive",
+    "mq_notify",
+    "mq_getsetattr",
     # Landlock is entered before the filter loads; code must not build or edit rulesets.
     "landlock_create_ruleset",
     "landlock_add_rule",

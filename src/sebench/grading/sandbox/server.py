@@ -402,9 +402,12 @@ class Server:
 
     def _clean_up(self) -> None:
         """Reap reparented grandchildren, drop what they or the child left in the results pipe,
-        and empty the scratch dir for the next job."""
+        remove the IPC objects the child made (without seccomp), and empty the scratch dir for
+        the next job."""
         if not self.isolation.layers["seccomp"]:
             _kill_orphans(spare=self.zygote.pid)
+            if self.isolation.layers["ipc_namespace"]:  # the namespace is the server's alone
+                isolation.remove_ipc_objects()
         while True:
             try:
                 pid, _ = os.waitpid(-1, os.WNOHANG)

@@ -1,0 +1,207 @@
+"""What a job creates outside its process stays inside the sandbox: IPC objects and scratch files.
+
+SysV shared memory, message queues and semaphores, and POSIX message queues, live in an IPC
+namespace, not in a folder: created in the host's, they would outlive the job (a 512 MiB segment
+resident per sample). The scratch dir must have a total cap, or a job fills the host's disk.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sebench.grading.sandbox import ExecStatus, Job, SandboxConfig, SandboxPool
+from sebench.grading.sandbox.isolation import LAYERS
+from tests.grading.sandbox.conftest import build_standin
+
+# One key and one queue name per test run, so that objects of another run never confuse a check.
+KEY = 0x5EB0000 + os.getpid() % 0x10000
+QUEUE = f"/sebench-test-{os.getpid()}"
+
+IPC_JOB = textwrap.dedent(
+    f"""
+    import ctypes, errno, os
+
+    def solve(x):
+        libc = ctypes.CDLL(None, use_errno=True)
+        created = []
+
+        def report(rc):
+            created.append("ok" if rc >= 0 else errno.errorcode[ctypes.get_errno()])
+
+        report(libc.shmget({KEY}, 1 << 20, 0o3600))  # IPC_CREAT | IPC_EXCL | 0600
+        report(libc.msgget({KEY}, 0o3600))
+        report(libc.semget({KEY}, 1, 0o3600))
+        report(libc.mq_open({QUEUE.encode()!r}, os.O_CREAT | os.O_RDWR, 0o600, None))
+        return ",".join(created)
+    """
+)
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def host_ipc_objects() -> list[str]:
+    """This run's SysV objects and POSIX queue in the host's IPC namespace (the test's own)."""
+    found = []
+    for kind in ("shm", "msg", "sem"):
+        lines = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]
+        found += [f"{kind} {line.split()[1]}" for line in lines if int(line.split()[0]) == KEY]
+    queue = _libc.mq_open(QUEUE.encode(), os.O_RDONLY, 0, None)
+    if queue >= 0:
+        os.close(queue)
+        found.append(f"mq {QUEUE}")
+    return found
+
+
+def remove_host_ipc_objects() -> None:
+    """Clean up after a failing run, so that a leak found once is not found again."""
+    ipc_rmid = 0
+    for item in host_ipc_objects():
+        kind, ident = item.split()
+        if kind == "mq":
+            _libc.mq_unlink(ident.encode())
+        else:
+            getattr(_libc, f"{kind}ctl")(int(ident), ipc_rmid, None)
+
+
+@pytest.fixture
+def no_host_ipc_objects():
+    assert host_ipc_objects() == []
+    yield
+    try:
+        assert host_ipc_objects() == [], "the job left IPC objects in the host's namespace"
+    finally:
+        remove_host_ipc_objects()
+
+
+@pytest.fixture(scope="module")
+def pool_without_seccomp(standin_library):
+    """Every layer but seccomp: the IPC namespace alone must keep the objects in."""
+    layers = tuple(name for name in LAYERS if name != "seccomp")
+    config = SandboxConfig(workers=1, timeout_s=1.5, memory_mb=256, layers=layers)
+    with SandboxPool(standin_library, config) as warm:
+        yield warm
+
+
+@pytest.mark.usefixtures("no_host_ipc_objects")
+def test_ipc_objects_are_refused_and_none_reaches_the_host(pool):
+    execution = pool.run(Job(IPC_JOB, "solve", ("x=1",)))
+    assert execution.status is ExecStatus.OK, execution
+    if pool.layers["seccomp"]:
+        assert execution.cases[0].printed == "EPERM,EPERM,EPERM,EPERM"
+
+
+@pytest.mark.usefixtures("no_host_ipc_objects")
+def test_ipc_objects_made_without_seccomp_stay_in_the_servers_namespace(pool_without_seccomp):
+    if not pool_without_seccomp.layers["ipc_namespace"]:
+        pytest.skip("no IPC namespace here")
+    # Twice, each creating with IPC_EXCL: the server removes what the first job made, so the
+    # second starts from an empty namespace.
+    for _ in range(2):
+        execution = pool_without_seccomp.run(Job(IPC_JOB, "solve", ("x=1",)))
+        assert execution.status is ExecStatus.OK, execution
+        # SysV objects are created, but in the server's namespace (the POSIX queue may be refused
+        # to the sandbox uid there: either way it is not in the host's, which the fixture checks)
+        assert execution.cases[0].printed.startswith("ok,ok,ok,")
+
+
+WRITE_JOB = textwrap.dedent(
+    """
+    import errno
+
+    def solve(limit_mb):
+        written, chunk = 0, b"x" * (1 << 20)
+        try:
+            for number in range(limit_mb):
+                with open(f"fill-{number}", "wb") as handle:
+                    handle.write(chunk)
+                written += len(chunk)
+        except OSError as exc:
+            return f"{written >> 20} {errno.errorcode[exc.errno]}"
+        return f"{written >> 20} none"
+    """
+)
+
+
+def test_a_job_writing_past_the_scratch_cap_fails_cleanly(pool):
+    if not pool.layers["scratch_cap"]:
+        pytest.skip("no scratch cap here (no mount namespace)")
+    cap = pool.config.scratch_mb
+    execution = pool.run(Job(WRITE_JOB, "solve", (f"limit_mb={2 * cap}",)))
+    assert execution.status is ExecStatus.OK, execution
+    written, error = execution.cases[0].printed.split()
+    assert error == "ENOSPC"
+    assert int(written) <= cap
+    # the next job starts with an empty scratch dir, so it has the whole cap again
+    again = pool.run(Job(WRITE_JOB, "solve", ("limit_mb=4",)))
+    assert again.cases[0].printed == "4 none"
+
+
+# The other layout: a Python installation under /tmp (here NumPy, as a virtual environment or a
+# `pip install --target` made there would put it) cannot be covered by a private /tmp, so the
+# scratch folder is made in the host's /tmp. The script runs a pool whose servers import this
+# NumPy, has a job write twice the cap, and prints what the job managed and how much of the
+# host's /tmp the job used (MiB), seen from the grader's side of the mount namespace.
+TMP_LAYOUT_SCRIPT = textwrap.dedent(
+    """
+    import os, sys
+    from pathlib import Path
+    import numpy
+    from sebench.grading.sandbox import Job, SandboxConfig, SandboxPool
+    from tests.grading.sandbox.conftest import StandInLibrary
+
+    assert numpy.__file__.startswith("/tmp/"), numpy.__file__
+
+    def free_mb():
+        stat = os.statvfs("/tmp")
+        return stat.f_bavail * stat.f_frsize >> 20
+
+    library = StandInLibrary(Path(sys.argv[1]))
+    with SandboxPool(library, SandboxConfig(workers=1, scratch_mb=8)) as pool:
+        assert "host's /tmp" in pool.details["scratch"], pool.details
+        before = free_mb()
+        execution = pool.run(Job(sys.argv[2], "solve", ("limit_mb=16",)))
+        after = free_mb()
+    print(execution.status.name, execution.cases[0].printed, before - after)
+    """
+)
+
+
+@pytest.fixture(scope="module")
+def numpy_under_tmp() -> Iterator[str]:
+    import numpy
+
+    site = Path(numpy.__file__).resolve().parent.parent
+    with tempfile.TemporaryDirectory(prefix="sebench-site-", dir="/tmp") as folder:
+        for name in ("numpy", "numpy.libs"):
+            if (site / name).is_dir():
+                shutil.copytree(site / name, Path(folder) / name, symlinks=True)
+        yield folder
+
+
+def test_scratch_is_capped_when_python_lives_under_tmp(numpy_under_tmp: str, tmp_path: Path):
+    library = build_standin(tmp_path / "lib")
+    repo = Path(__file__).resolve().parents[3]
+    done = subprocess.run(
+        [sys.executable, "-c", TMP_LAYOUT_SCRIPT, str(library.root), WRITE_JOB],
+        capture_output=True,
+        text=True,
+        cwd=repo,
+        timeout=120,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{numpy_under_tmp}:{repo}/src:{repo}"},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    status, written, error, host_used_mb = done.stdout.split()
+    assert (status, error) == ("OK", "ENOSPC")
+    assert int(written) <= 8
+    # other processes share the host's /tmp: allow some noise, far below the 16 MiB attempted
+    assert int(host_used_mb) < 4

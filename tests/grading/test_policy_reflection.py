@@ -1,0 +1,470 @@
+"""Class 2 of issue 12: an attribute read by a name computed at run time, by any reflective
+route, is refused before the code runs, each under a named rule.
+
+Written from the class description, not from the instances the red team found: getattr-likes
+under other names and in any import form, string formatting that reads attributes, namespaces,
+classes made or shaped at run time (metaclasses, `type()` with three arguments, bases other than
+the honest few), descriptors and class hooks, decorators that return anything, class patterns in
+`match`, import machinery, dynamic code.
+"""
+
+import ast
+
+import pytest
+
+from sebench.grading.policy import check_policy
+
+ATTACKS = [
+    (
+        "enum_functional_aliased",
+        "from enum import Enum as E\ndef f(name, hook):\n    return E('X', [(name, hook)])",
+        "dynamic-class",
+    ),
+    (
+        "dataclass_aliased_call",
+        "from dataclasses import dataclass as d\nimport typing\n"
+        "D = d(typing.TypedDict('T', {'a=print()': int}))",
+        "dataclass-call",
+    ),
+    # a module with reflective tools reached other than as `module.name`
+    (
+        "module_as_parameter",
+        "import dataclasses\ndef g(m):\n    return m.make_dataclass\nD = g(dataclasses)",
+        "reflective-name",
+    ),
+    ("module_in_container", "import string\nm = [string][0]", "reflective-name"),
+    ("module_rebound_alias", "import string as m\nm = m\nT = m.Template", "reflective-name"),
+    (
+        "module_through_another_module",
+        "import re\nw = re.functools.update_wrapper",
+        "reflective-name",
+    ),
+    ("typing_hands_out_functools", "import typing\nw = typing.functools", "reflective-name"),
+    (
+        "enum_functional_api",
+        "import enum\ndef f(name, hook):\n    return enum.Enum('E', [(name, hook)])",
+        "dynamic-class",
+    ),
+    # `type(x)` handed to the program's own code: for a class it is `type` itself
+    (
+        "type_to_user_eq",
+        "class E:\n    def __eq__(self, o):\n        return o\ndef f(c):\n    return type(c) == E()",
+        "dynamic-class",
+    ),
+    (
+        "type_to_user_get",
+        "class K:\n    def get(self, t):\n        return t\ndef f(c):\n    return K().get(type(c))",
+        "dynamic-class",
+    ),
+    ("type_lookup_in_variable", "def f(c, d):\n    return d[type(c)]", "dynamic-class"),
+    ("type_in_user_container", "def f(c, box):\n    return type(c) in box", "dynamic-class"),
+    (
+        "type_as_user_dict_key",
+        "def f(c, evil):\n    return {evil: 1}.get(type(c))",
+        "dynamic-class",
+    ),
+    # dataclass execs source made from field names: only as a decorator on a class body
+    (
+        "dataclass_call_on_typeddict",
+        "import dataclasses, typing\nT = typing.TypedDict('T', {'a=print()': int})\n"
+        "D = dataclasses.dataclass(T)",
+        "dataclass-call",
+    ),
+    (
+        "dataclass_stored",
+        "from dataclasses import dataclass\nmake = dataclass\n",
+        "dataclass-call",
+    ),
+    (
+        "attrgetter_alias",
+        "from operator import attrgetter as ag\ndef f(o, n):\n    return ag(n)(o)",
+        "dynamic-attribute",
+    ),
+    (
+        "methodcaller_alias",
+        "from operator import methodcaller as mc\ndef f(o, n):\n    return mc(n)(o)",
+        "dynamic-attribute",
+    ),
+    (
+        "operator_module_alias",
+        "import operator as op\ndef f(o, n):\n    return op.attrgetter(n)(o)",
+        "dynamic-attribute",
+    ),
+    (
+        "operator_stored",
+        "import operator\nget = operator.attrgetter\ndef f(o, n):\n    return get(n)(o)",
+        "dynamic-attribute",
+    ),
+    (
+        "operator_star",
+        "from operator import *\ndef f(o, n):\n    return attrgetter(n)(o)",
+        "star-import",
+    ),
+    ("getattr_default_arg", "def f(o, n, g=getattr):\n    return g(o, n)", "dynamic-attribute"),
+    ("lambda_default_getattr", "f = lambda o, n, g=getattr: g(o, n)", "dynamic-attribute"),
+    (
+        "partial_getattr",
+        "import functools\nf = functools.partial(getattr, object)",
+        "dynamic-attribute",
+    ),
+    (
+        "reduce_getattr",
+        "import functools\ndef f(o, path):\n    return functools.reduce(getattr, path, o)",
+        "dynamic-attribute",
+    ),
+    (
+        "map_getattr",
+        "def f(os_, names):\n    return list(map(getattr, os_, names))",
+        "dynamic-attribute",
+    ),
+    (
+        "getattr_in_list",
+        "tools = [getattr]\ndef f(o, n):\n    return tools[0](o, n)",
+        "dynamic-attribute",
+    ),
+    ("hasattr_computed", "def f(o, n):\n    return hasattr(o, n)", "dynamic-attribute"),
+    ("setattr_computed", "def f(o, n, v):\n    setattr(o, n, v)", "dynamic-attribute"),
+    (
+        "methodcaller_getattribute",
+        "import operator\nf = operator.methodcaller('__getattribute__', 'x')",
+        "underscore-attribute",
+    ),
+    (
+        "methodcaller_format",
+        "import operator\nf = operator.methodcaller('format', 1)",
+        "format-call",
+    ),
+    ("getattr_format_method", "def f(s, o):\n    return getattr(s, 'format')(o)", "format-call"),
+    ("format_class_literal", "def f(o):\n    return '{0.__class__}'.format(o)", "format-attribute"),
+    (
+        "format_nested_spec",
+        "def f(o):\n    return '{0:{1.__class__}}'.format(1, o)",
+        "format-attribute",
+    ),
+    (
+        "format_public_capability",
+        "def f(g):\n    return '{0.gi_frame}'.format(g)",
+        "format-attribute",
+    ),
+    (
+        "format_computed_template",
+        "def f(o, n):\n    return ('{0.' + n + '}').format(o)",
+        "format-call",
+    ),
+    ("format_on_variable", "def f(o, t):\n    return t.format(o)", "format-call"),
+    ("str_format_unbound", "def f(o, t):\n    return str.format(t, o)", "format-call"),
+    ("format_map", "def f(o):\n    return '{x}'.format_map(o)", "format-call"),
+    ("format_map_vars", "def f(o):\n    return '{a}'.format_map(vars(o))", "format-call"),
+    (
+        "formatter_subclass",
+        "import string\nclass F(string.Formatter):\n    def convert_field(self, v, c):\n        return v",
+        "reflective-name",
+    ),
+    ("formatter_import", "from string import Formatter\nF = Formatter()", "reflective-name"),
+    ("vars_call", "def f(o):\n    return vars(o)", "namespace-access"),
+    ("dict_attribute", "def f(o):\n    return o.__dict__", "underscore-attribute"),
+    ("globals_subscript", "def f(n):\n    return globals()[n]", "namespace-access"),
+    ("locals_subscript", "def f(n):\n    return locals()[n]", "namespace-access"),
+    ("dir_call", "def f(o):\n    return dir(o)", "namespace-access"),
+    ("type_three_args", "C = type('C', (str,), {'isidentifier': lambda s: True})", "dynamic-class"),
+    ("type_of_type", "def f(x):\n    return type(type(x))('C', (), {})", "dynamic-class"),
+    ("type_stored", "def f(x):\n    t = type(x)\n    return t", "dynamic-class"),
+    ("type_name_passed", "def f(make=type):\n    return make('C', (), {})", "dynamic-class"),
+    ("metaclass_keyword", "class M:\n    pass\nclass C(metaclass=M):\n    pass", "metaclass"),
+    ("class_kwargs", "class C(object, flag=1):\n    pass", "metaclass"),
+    ("type_base", "class Meta(type):\n    pass", "class-base"),
+    (
+        "str_base",
+        "class Name(str):\n    def isidentifier(self):\n        return True",
+        "class-base",
+    ),
+    ("dict_base", "class D(dict):\n    pass", "class-base"),
+    ("computed_base", "bases = [object]\nclass C(bases[0]):\n    pass", "class-base"),
+    ("rebound_allowed_base", "Enum = str\nclass C(Enum):\n    pass", "class-base"),
+    (
+        "aliased_base_module",
+        "import enum as typing\nclass C(typing.EnumMeta):\n    pass",
+        "reflective-name",
+    ),
+    (
+        "make_dataclass",
+        "import dataclasses\nC = dataclasses.make_dataclass('C', ['x'])",
+        "reflective-name",
+    ),
+    (
+        "make_dataclass_from",
+        "from dataclasses import make_dataclass\nC = make_dataclass('C', ['x'])",
+        "reflective-name",
+    ),
+    (
+        "update_wrapper",
+        "import functools\ndef f(a, b):\n    return functools.update_wrapper(a, b)",
+        "reflective-name",
+    ),
+    (
+        "wraps_assigned",
+        "import functools\ndef deco(g, n):\n    return functools.wraps(g, assigned=(n,))",
+        "wrapper-attributes",
+    ),
+    ("enum_meta", "import enum\nM = enum.EnumMeta", "reflective-name"),
+    (
+        "abc_meta",
+        "from abc import ABCMeta\nclass C(metaclass=ABCMeta):\n    pass",
+        "reflective-name",
+    ),
+    (
+        "copy_replace",
+        "import copy\ndef f(o, **kw):\n    return copy.replace(o, **kw)",
+        "reflective-name",
+    ),
+    (
+        "descriptor_get",
+        "class D:\n    def __get__(self, obj, owner):\n        return obj",
+        "dunder-definition",
+    ),
+    (
+        "set_name",
+        "class D:\n    def __set_name__(self, owner, name):\n        self.name = name",
+        "dunder-definition",
+    ),
+    (
+        "init_subclass",
+        "class B:\n    def __init_subclass__(cls, **kw):\n        pass",
+        "dunder-definition",
+    ),
+    (
+        "class_getitem",
+        "class B:\n    def __class_getitem__(cls, item):\n        return item",
+        "dunder-definition",
+    ),
+    (
+        "getattr_hook",
+        "class B:\n    def __getattr__(self, name):\n        return name",
+        "dunder-definition",
+    ),
+    (
+        "getattribute_hook",
+        "class B:\n    def __getattribute__(self, name):\n        return name",
+        "dunder-definition",
+    ),
+    (
+        "reduce_hook",
+        "class B:\n    def __reduce__(self):\n        return (print, ())",
+        "dunder-definition",
+    ),
+    (
+        "format_hook",
+        "class B:\n    def __format__(self, spec):\n        return spec",
+        "dunder-definition",
+    ),
+    ("new_hook", "class B:\n    def __new__(cls):\n        return cls", "dunder-definition"),
+    ("match_args_assign", "class P:\n    __match_args__ = ('x',)", "dunder-definition"),
+    ("dunder_lambda_assign", "class P:\n    __getattr__ = lambda self, n: n", "dunder-definition"),
+    (
+        "enum_missing_hook",
+        "import enum\nclass E(enum.Enum):\n    A = 1\n    @classmethod\n    def _missing_(cls, v):\n        return cls.A",
+        "dunder-definition",
+    ),
+    ("module_getattr", "def __getattr__(name):\n    return name", "dunder-definition"),
+    (
+        "import_as_dunder",
+        "class C:\n    from operator import attrgetter as __getattr__",
+        "dunder-definition",
+    ),
+    ("decorator_subscript", "hooks = [print]\n@hooks[0]\ndef f():\n    pass", "decorator"),
+    ("decorator_lambda", "@(lambda g: g)\ndef f():\n    pass", "decorator"),
+    ("decorator_builtin", "@print\ndef f():\n    pass", "decorator"),
+    (
+        "decorator_partial_print",
+        "import functools\n@functools.partial(print, 1)\ndef f():\n    pass",
+        "decorator",
+    ),
+    (
+        "decorator_class_instance",
+        "class Odd:\n    def __init__(self, g):\n        self.g = g\n@Odd\ndef f():\n    pass",
+        "decorator",
+    ),
+    (
+        "walrus_rebound_base",
+        "from enum import Enum\n(Enum := str)\nclass C(Enum):\n    pass",
+        "class-base",
+    ),
+    (
+        "decorator_attrgetter",
+        "import operator\n@operator.attrgetter\ndef f():\n    pass",
+        "dynamic-attribute",
+    ),
+    ("decorator_format", "@'{0.__class__}'.format\ndef f():\n    pass", "format-attribute"),
+    (
+        "decorator_partial",
+        "import functools\n@functools.partial(getattr, 1)\ndef real():\n    pass",
+        "dynamic-attribute",
+    ),
+    (
+        "decorator_singledispatch",
+        "import functools\n@functools.singledispatch\ndef f(x):\n    pass",
+        "capability-attribute",
+    ),
+    (
+        "match_user_class",
+        "class P:\n    pass\ndef f(o):\n    match o:\n        case P(x):\n            return x",
+        "match-class",
+    ),
+    (
+        "match_object_keyword",
+        "def f(o):\n    match o:\n        case object(real=r):\n            return r",
+        "match-class",
+    ),
+    (
+        "match_rebound_int",
+        "int = object\ndef f(o):\n    match o:\n        case int(x):\n            return x",
+        "match-class",
+    ),
+    ("star_import_math", "from math import *", "star-import"),
+    ("importlib", "import importlib\nm = importlib.import_module('math')", "forbidden-module"),
+    ("builtins_module", "import builtins\ng = builtins.getattr", "forbidden-module"),
+    ("builtins_dunder", "g = __builtins__", "dunder-name"),
+    ("copyreg", "import copyreg", "forbidden-module"),
+    ("pickle", "import pickle", "forbidden-module"),
+    ("types_module", "import types\nC = types.new_class('C')", "forbidden-module"),
+    ("sys_modules", "import sys\nm = sys.modules", "import-table"),
+    ("dynamic_exec", "exec('x = 1')", "dynamic-code"),
+    ("dynamic_eval", "def f(s):\n    return eval(s)", "dynamic-code"),
+    ("compile_builtin", "c = compile('1', 'f', 'eval')", "dynamic-code"),
+    ("typing_get_type_hints", "import typing\nh = typing.get_type_hints", "capability-attribute"),
+    ("typing_forwardref", "from typing import ForwardRef", "capability-attribute"),
+    ("dunder_string_key", "d = {'__class__': 1}", "dunder-string"),
+]
+
+
+@pytest.mark.parametrize(("name", "code", "rule"), ATTACKS, ids=[a[0] for a in ATTACKS])
+def test_reflective_attack_is_refused_under_its_named_rule(name, code, rule):
+    refusal = check_policy(ast.parse(code), "zwc")
+    assert refusal is not None, f"{name} would run"
+    assert refusal.rule == rule, refusal
+
+
+HONEST = [
+    "from dataclasses import dataclass, field\n\n@dataclass(frozen=True)\nclass P:\n"
+    "    x: int\n    ys: list = field(default_factory=list)",
+    "from typing import NamedTuple\n\nclass P(NamedTuple):\n    x: int\n    y: int = 0",
+    "import enum\n\nclass Color(enum.Enum):\n    RED = enum.auto()\n    BLUE = enum.auto()\n\n"
+    "def f(v):\n    return Color(v)",
+    "import functools\n\n@functools.total_ordering\nclass V:\n    def __init__(self, v):\n"
+    "        self.v = v\n    def __eq__(self, o):\n        return self.v == o.v\n"
+    "    def __lt__(self, o):\n        return self.v < o.v\n    def __hash__(self):\n"
+    "        return hash(self.v)",
+    "class Box:\n    def __init__(self):\n        self.v0 = 0\n    @property\n    def v(self):\n"
+    "        return 1\n    @v.setter\n    def v(self, value):\n        pass",
+    "from functools import lru_cache\n\n@lru_cache(maxsize=None)\ndef fib(n):\n"
+    "    return n if n < 2 else fib(n - 1) + fib(n - 2)",
+    "def f(x):\n    if type(x) in (int, float):\n        return type(x)(0)\n    return str(type(x))",
+    "def f(x, y):\n    return type(x) is type(y) or type(x) == int or type(x) is not y",
+    "def f(x):\n    return isinstance(x, type) or {int: 'i'}.get(type(x))",
+    "def f(x):\n    match x:\n        case int(v) | float(v):\n            return v\n"
+    "        case [a, b]:\n            return a\n        case {'k': v}:\n            return v",
+    "class Empty(ValueError):\n    pass\n\nclass Base:\n    pass\n\nclass Child(Base):\n    pass",
+    "def f(x):\n    return '{:.2f} {0}'.format(x) + f'{x!r}' + '%d' % 3",
+    "import operator\n\ndef f(pairs):\n    return sorted(pairs, key=operator.itemgetter(1))",
+    "from operator import attrgetter\n\ndef f(ps):\n    return sorted(ps, key=attrgetter('x'))",
+    "import functools\n\ndef deco(g):\n    @functools.wraps(g)\n    def inner(*a):\n"
+    "        return g(*a)\n    return inner\n\n@deco\ndef f(x):\n    return x",
+    "from typing import Generic, TypeVar\nT = TypeVar('T')\n\nclass Stack(Generic[T]):\n"
+    "    def __init__(self):\n        self.items = []\n    def __len__(self):\n"
+    "        return len(self.items)",
+    "from abc import ABC, abstractmethod\n\nclass Shape(ABC):\n    @abstractmethod\n"
+    "    def area(self):\n        ...",
+]
+
+
+@pytest.mark.parametrize("code", HONEST)
+def test_honest_classes_decorators_and_formatting_pass(code):
+    assert check_policy(ast.parse(code), "zwc") is None
+
+
+def test_no_public_path_from_an_allowed_module_reaches_a_reflective_tool_unrefused():
+    """Every public attribute path (depth 4) from the allowed modules that reaches a module with
+    reflective tools, or one of its tools not on its list, is refused when written as code."""
+    import collections
+    import importlib
+    import types
+    import warnings
+
+    from sebench.grading.policy import ALLOWED_MODULES, REFLECTIVE_MODULE_NAMES
+
+    modules = {name: importlib.import_module(name) for name in REFLECTIVE_MODULE_NAMES}
+    roots = sorted(ALLOWED_MODULES - {"sys", "__future__"})
+    # the names on the lists, and the public names of the other allowed modules
+    # (`typing.defaultdict` is `collections.defaultdict`)
+    allowed_objects = {
+        id(getattr(modules[name], n, None))
+        for name, names in REFLECTIVE_MODULE_NAMES.items()
+        for n in names
+    } | {
+        id(getattr(module, n))
+        for module in map(importlib.import_module, roots)
+        if module.__name__ not in REFLECTIVE_MODULE_NAMES
+        for n in dir(module)
+        if not n.startswith("_")
+    }
+    tools = {
+        id(value)
+        for module in modules.values()
+        for n in dir(module)
+        if not n.startswith("_")
+        and callable(value := getattr(module, n))
+        and id(value) not in allowed_objects
+    }
+    targets = tools | {id(module) for module in modules.values()}
+    # breadth first: each holder is seen first on its shortest path (`re` as itself, not as
+    # `typing.stdlib_re`, whose first step the policy refuses anyway)
+    queue = collections.deque((importlib.import_module(name), name, 0) for name in roots)
+    seen: set[int] = set()
+    leaks = []
+    while queue:
+        holder, path, depth = queue.popleft()
+        if id(holder) in seen or depth > 3:
+            continue
+        seen.add(id(holder))
+        for name in dir(holder):
+            if name.startswith("_"):
+                continue
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", DeprecationWarning)
+                    value = getattr(holder, name)
+            except Exception:
+                continue
+            where = f"{path}.{name}"
+            root = where.split(".")[0]
+            if id(value) in targets:
+                code = f"import {root}\nx = {where}"
+                if check_policy(ast.parse(code), "zwc") is None:
+                    leaks.append(where)
+                continue
+            if isinstance(value, types.ModuleType | type):
+                queue.append((value, where, depth + 1))
+    assert not leaks, leaks
+
+
+def test_each_attack_with_a_library_call_is_refused_by_the_grader_before_running(grader, dev_tasks):
+    """Through the grader's static stage, with a library call added (so that the official
+    order does not make it `no_library` first): a `policy` verdict naming the same rule, and no
+    job for the sandbox."""
+    from sebench.grading.verdicts import VerdictKind
+    from tests.grading.conftest import fenced
+
+    task = next(t for t in dev_tasks if t.entry_point == "compress_data_chunks")
+    entry = (
+        "\n\nimport zwc\n\ndef compress_data_chunks(data_chunks, encoding_shifts):\n"
+        "    return zwc.kocito([1.0])\n"
+    )
+    wrong = []
+    for name, code, rule in ATTACKS:
+        prepared = grader.prepare(task, fenced(code + entry))
+        verdict = prepared.verdict
+        if prepared.job is not None or verdict is None:
+            wrong.append(f"{name}: would run")
+        elif (verdict.kind, verdict.rule) != (VerdictKind.POLICY, rule):
+            wrong.append(f"{name}: {verdict}")
+    assert not wrong, wrong
