@@ -1,4 +1,11 @@
-"""Shared fixtures: the official data in ../shared, and libraries built once per session."""
+"""Shared fixtures: data in the official format, and libraries built once per session.
+
+The official data lives in `../shared/data/sebench` (or the folder named by SEBENCH_SHARED_DATA).
+A public clone does not have it: there `shared_data` is a stand-in in the same format made by
+`tests/helpers/standin_data.py` (a seeded library's api_doc and generated dev rows), so the tests
+of our own code run everywhere. Tests of facts about the official files themselves (their row
+counts, names and verdicts) ask for `official_data` and skip without it.
+"""
 
 from __future__ import annotations
 
@@ -15,11 +22,36 @@ SHARED_DATA = Path(
 )
 
 
+def have_official_data() -> bool:
+    return (SHARED_DATA / "api_doc.jsonl").exists()
+
+
 @pytest.fixture(scope="session")
-def shared_data() -> Path:
-    if not (SHARED_DATA / "api_doc.jsonl").exists():
-        pytest.skip(f"official data not found in {SHARED_DATA}")
+def official_data() -> Path:
+    """The official files themselves, for tests of facts about them."""
+    if not have_official_data():
+        pytest.skip(f"needs the official data: not in {SHARED_DATA} (set SEBENCH_SHARED_DATA)")
     return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def official_api_doc_path(official_data: Path) -> Path:
+    return official_data / "api_doc.jsonl"
+
+
+@pytest.fixture(scope="session")
+def official_dev_path(official_data: Path) -> Path:
+    return official_data / "single_test_dev.jsonl"
+
+
+@pytest.fixture(scope="session")
+def shared_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A data folder in the official format: the official one, else the stand-in."""
+    if have_official_data():
+        return SHARED_DATA
+    from tests.helpers.standin_data import write_standin_data
+
+    return write_standin_data(tmp_path_factory.mktemp("standin_data"))
 
 
 @pytest.fixture(scope="session")

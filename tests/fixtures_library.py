@@ -1,15 +1,13 @@
 """Session fixtures for built libraries, shared by every area's tests.
 
-`official_library`: the official `zwc` built from the official api_doc (skips without the data).
-`seeded_library`: a fresh library from seed 1 (docs renamed from the official api_doc when the
-data is there, else from NumPy's docstrings). Both are built once per session into a temporary
-folder; put `library.root` on sys.path (or in PYTHONPATH of a child) to import the package.
+`official_library`: the official `zwc` built from the official api_doc (on a public clone, from
+the stand-in api_doc in the official format: see tests/conftest.py).
+`seeded_library`: a fresh library from seed 1, its docs renamed from that api_doc.
+Both are built once per session into a temporary folder; put `library.root` on sys.path (or in
+PYTHONPATH of a child) to import the package.
 """
 
 from __future__ import annotations
-
-import os
-from pathlib import Path
 
 import pytest
 
@@ -17,11 +15,6 @@ from sebench.library.build import build_library
 from sebench.library.library import Library
 from sebench.library.names import generate_table
 from sebench.library.official import load_official_table
-
-REPO = Path(__file__).resolve().parents[1]
-SHARED_DATA = Path(
-    os.environ.get("SEBENCH_SHARED_DATA", REPO.parent / "shared" / "data" / "sebench")
-)
 
 
 @pytest.fixture(scope="session")
@@ -33,13 +26,6 @@ def official_library(tmp_path_factory: pytest.TempPathFactory, api_doc_path) -> 
 
 
 @pytest.fixture(scope="session")
-def seeded_library(tmp_path_factory: pytest.TempPathFactory) -> Library:
-    api_doc = SHARED_DATA / "api_doc.jsonl"
+def seeded_library(tmp_path_factory: pytest.TempPathFactory, api_doc_path) -> Library:
     out = tmp_path_factory.mktemp("seeded_library")
-    return build_library(
-        generate_table(1),
-        out,
-        api_doc_path=api_doc if api_doc.exists() else None,
-        origin="seed",
-        seed=1,
-    )
+    return build_library(generate_table(1), out, api_doc_path=api_doc_path, origin="seed", seed=1)

@@ -185,8 +185,9 @@ def test_cli_validate_prints_the_fraction_and_writes_the_files(tmp_path, single_
     )
     assert run.returncode == 0, run.stdout + run.stderr
     ids = load_subset(subset)
-    assert f"{len(ids) / 64:.1%}" in run.stdout
-    assert len(responses.read_text().splitlines()) == 64
+    rows = len(single_test_dev_path.read_text().splitlines())
+    assert f"{len(ids) / rows:.1%}" in run.stdout
+    assert len(responses.read_text().splitlines()) == rows
 
 
 def test_cli_validate_fails_on_an_empty_data_file(tmp_path, official_library):

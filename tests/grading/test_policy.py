@@ -228,8 +228,8 @@ def test_policy_false_refusal_rate_on_legitimate_code_is_under_one_percent(
     legit = _legitimate_programs(dev_tasks, single_test_dev_path, official_library.table)
     refused = [(kind, where, r[0].rule) for kind, where, r in legit if r]
     translated = [item for item in legit if item[0] == "translated"]
-    assert len(translated) >= 60, "the translations of the references must be part of the measure"
-    assert len(legit) >= 150
+    assert len(translated) >= len(dev_tasks) - 4, "the references' translations must be measured"
+    assert len(legit) >= 2.3 * len(dev_tasks)  # official dev split: 165 programs for 64 rows
     rate = len(refused) / len(legit)
     print(f"false refusals: {len(refused)}/{len(legit)} = {rate:.2%}: {refused}")
     assert rate < 0.01, refused

@@ -16,15 +16,15 @@ def _sebench(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_build_official_then_show_and_lint(tmp_path: Path, api_doc_path) -> None:
+def test_build_official_then_show_and_lint(tmp_path: Path, official_api_doc_path) -> None:
     out = tmp_path / "L"
-    built = _sebench("lib", "build", "--official", api_doc_path, "--out", out)
+    built = _sebench("lib", "build", "--official", official_api_doc_path, "--out", out)
     assert built.returncode == 0, built.stderr
     shown = _sebench("lib", "show", out, "mean")
     assert shown.returncode == 0 and shown.stdout.startswith("zwc.kocito")
     table = _sebench("lib", "show", out)
     assert "zwc.rfx.quvohe" in table.stdout and "linalg.inv" in table.stdout
-    linted = _sebench("lib", "lint", out, "--official", api_doc_path)
+    linted = _sebench("lib", "lint", out, "--official", official_api_doc_path)
     assert linted.returncode == 1 and "unknown-reference" in linted.stdout  # official leaks
 
 

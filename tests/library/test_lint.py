@@ -6,9 +6,9 @@ from sebench.library.library import Library
 from sebench.library.lint import LintRule, lint_docs
 
 
-def test_official_docs_counts(official_library: Library, api_doc_path) -> None:
+def test_official_docs_counts(official_library: Library, official_api_doc_path) -> None:
     report = lint_docs(
-        official_library.table, official_library.docs(), official_api_doc=api_doc_path
+        official_library.table, official_library.docs(), official_api_doc=official_api_doc_path
     )
     counts = report.counts()
     assert report.docs_checked == 278

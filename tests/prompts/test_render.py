@@ -89,7 +89,8 @@ def test_retrieved_prompt_holds_top_k_docs_from_the_whole_api(official_lib, dev_
 
 
 def test_retrieval_finds_the_right_doc_in_the_top_5_for_a_good_share(official_lib, dev_tasks):
-    # Measured: 30 of the 64 dev tasks (BM25 over the docs' summaries, query = problem text).
+    # Measured: 30 of the 64 dev tasks (BM25 over the docs' summaries, query = problem text);
+    # 18 of the 41 stand-in tasks (tests/helpers/standin_data.py).
     hits = sum(
         bool(
             {d.qualified_name for d in task_docs(t, official_lib)}
@@ -97,7 +98,7 @@ def test_retrieval_finds_the_right_doc_in_the_top_5_for_a_good_share(official_li
         )
         for t in dev_tasks
     )
-    assert hits >= 24
+    assert hits >= 0.375 * len(dev_tasks)  # 24 of the 64
 
 
 def test_prompt_show_prints_exactly_the_rendered_text(
