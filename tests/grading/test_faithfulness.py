@@ -32,10 +32,8 @@ MIN_HONEST, MIN_MUTATED = 0.96, 0.95  # the issue's bar is 0.985 / 0.95; see doc
 
 
 @pytest.fixture(scope="module")
-def official_rows(shared_data):
-    path = shared_data / "official_verdicts_dev.jsonl"
-    if not path.exists():
-        pytest.skip(f"{path} not found")
+def official_rows(official_data):
+    path = official_data / "official_verdicts_dev.jsonl"
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
