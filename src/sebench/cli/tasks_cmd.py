@@ -36,7 +36,7 @@ def generate(
     ] = "all",
     per_function: Annotated[int, typer.Option(help="Single-function tasks per function.")] = 2,
     multi: Annotated[int, typer.Option(help="Multi-function tasks (>= 3 functions each).")] = 0,
-    cases: Annotated[int, typer.Option(help="Test inputs per task (at least 5).")] = 6,
+    cases: Annotated[int, typer.Option(help="Test inputs per task (at least 5).")] = 8,
     seed: Annotated[int, typer.Option(help="Random seed: the same seed writes the same file.")] = 0,
     split_frames: Annotated[
         FrameSplit,

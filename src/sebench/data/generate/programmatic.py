@@ -52,7 +52,7 @@ class GenerateConfig:
     functions: tuple[str, ...] | None = None  # NumPy names; None: every function with a spec
     per_function: int = 2  # single-function tasks per function
     multi: int = 0  # multi-function tasks (each composes >= 3 functions)
-    cases: int = 6  # test inputs per task (official rows have 5-10)
+    cases: int = 8  # test inputs per task (official dev rows: 8 to 16, median 8)
     seed: int = 0
     split_frames: FrameSplit = FrameSplit.TRAIN
 
