@@ -40,3 +40,24 @@ def test_without_a_generator_it_exits_2_saying_which(tmp_path) -> None:
     assert run.returncode == 2
     assert "--programmatic" in run.stderr
     assert not (tmp_path / "t.jsonl").exists()
+
+
+def test_rows_made_for_a_library_train_with_sft(tmp_path, official_library) -> None:
+    from typer.testing import CliRunner
+
+    from sebench.cli.main import app
+    from tests.helpers.tiny_model import tiny_model_dir
+
+    out = tmp_path / "tasks.jsonl"
+    made = _sebench(
+        "tasks", "generate", "--programmatic", "--out", str(out), "--lib",
+        str(official_library.root), "--functions", "sum,linalg.det", "--multi", "1",
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    result = CliRunner().invoke(
+        app,
+        ["train", "sft", "--mode", "open", "--data", str(out), "--out", str(tmp_path / "ckpt"),
+         "--model", str(tiny_model_dir(tmp_path)), "--steps", "1", "--batch-size", "2"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "ckpt" / "model.safetensors").exists()

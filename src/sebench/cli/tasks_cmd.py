@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Annotated
 
@@ -28,7 +29,15 @@ def generate(
     lib: Annotated[
         Path | None,
         typer.Option(
-            "--lib", help="A built library folder: only its functions (default: all 278)."
+            "--lib",
+            help="A built library folder: its functions, and training targets in its names.",
+        ),
+    ] = None,
+    api_doc: Annotated[
+        Path | None,
+        typer.Option(
+            "--api-doc",
+            help="The official api_doc.jsonl: training targets for the official library.",
         ),
     ] = None,
     functions: Annotated[
@@ -49,11 +58,17 @@ def generate(
     """Write tasks for the library's functions with NumPy references and executed outputs."""
     from sebench.data.generate.programmatic import GenerateConfig, write_tasks
     from sebench.data.generate.programmatic import generate as run_generate
+    from sebench.data.generate.targets import with_targets
     from sebench.errors import SebenchError
 
     if not programmatic:
         raise SebenchError("choose a generator: --programmatic (the only one so far)")
-    names = _library_names(lib)
+    if lib is not None and api_doc is not None:
+        raise SebenchError("give at most one of --lib DIR and --api-doc FILE")
+    library = _library(lib, api_doc)
+    names = (
+        list(library.table.numpy_to_library()) if library is not None else list(_all_functions())
+    )
     wanted = (
         None
         if functions.strip() == "all"
@@ -74,6 +89,9 @@ def generate(
             config,
             on_progress=lambda done, total: status.update(f"running references {done}/{total}"),
         )
+        if library is not None:
+            status.update(f"translating the references for {library.package}")
+            generated = dataclasses.replace(generated, tasks=with_targets(generated.tasks, library))
         paths = write_tasks(out, generated)
     _render(console, generated.coverage)
     console.print(
@@ -81,14 +99,22 @@ def generate(
     )
 
 
-def _library_names(lib: Path | None) -> list[str]:
-    if lib is None:
-        from sebench.library.catalog import ALL
+def _all_functions() -> tuple[str, ...]:
+    from sebench.library.catalog import ALL
 
-        return list(ALL)
-    from sebench.library.library import Library
+    return ALL
 
-    return list(Library.load(lib).table.numpy_to_library())
+
+def _library(lib: Path | None, api_doc: Path | None):
+    if lib is not None:
+        from sebench.library.library import Library
+
+        return Library.load(lib)
+    if api_doc is not None:
+        from sebench.library.cache import official_library
+
+        return official_library(api_doc)
+    return None
 
 
 def _render(console: Console, coverage) -> None:
