@@ -153,3 +153,12 @@ def test_unknown_functions_and_too_few_cases_are_user_errors() -> None:
         generate(ALL, GenerateConfig(functions=("no_such_function",)))
     with pytest.raises(SebenchError, match="at least 5"):
         generate(ALL, GenerateConfig(functions=("mean",), cases=3))
+
+
+def test_every_phrase_and_body_names_only_parameters_of_its_function() -> None:
+    import re
+
+    for spec in BY_NAME.values():
+        for text in (*spec.phrases, spec.body):
+            used = set(re.findall(r"\{([A-Za-z_]\w*)\}", text)) | set(re.findall(r"@(\w+)", text))
+            assert used <= set(spec.slots), (spec.numpy_name, text)

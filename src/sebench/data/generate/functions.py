@@ -9,6 +9,8 @@ arrays are turned into lists so that they print the same for NumPy and for any l
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from dataclasses import dataclass
 
 
@@ -24,8 +26,41 @@ class FunctionSpec:
         return tuple(slot for slot, _ in self.params)
 
 
+# Rewordings of the common phrase shapes, so one function is asked for in more than one way:
+# (pattern of a written phrase, its other wordings).
+_REWORDINGS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
+    (
+        re.compile(
+            r"^the (?P<op>[^{}]+?) of (?:each|every) (?:value|entry|element|number|integer|angle)"
+            r"(?: \(radians\))? (?:in|of) \{x\}$"
+        ),
+        ("the element-wise {op} of {{x}}", "{{x}} with the {op} applied to every element"),
+    ),
+    (
+        re.compile(r"^the (?P<op>[^{}]+?) of \{m\} along axis \{axis\}$"),
+        ("the {op} of {{m}} taken over axis {{axis}}", "the {op} over axis {{axis}} of {{m}}"),
+    ),
+    (
+        re.compile(r"^the element-wise (?P<op>[^{}]+?) of \{x\} and \{y\}$"),
+        (
+            "the {op} of {{x}} and {{y}}, position by position",
+            "for each i, the {op} of {{x}}[i] and {{y}}[i]",
+        ),
+    ),
+)
+
+
+def _reworded(phrase: str) -> tuple[str, ...]:
+    for pattern, wordings in _REWORDINGS:
+        match = pattern.match(phrase)
+        if match:
+            return tuple(w.format(op=match.group("op")) for w in wordings)
+    return ()
+
+
 def _spec(numpy_name: str, params: str, body: str, *phrases: str) -> FunctionSpec:
     pairs = tuple(tuple(p.split(":")) for p in params.split())
+    phrases += tuple(w for phrase in phrases for w in _reworded(phrase))
     return FunctionSpec(numpy_name, pairs, body, phrases)  # type: ignore[arg-type]
 
 
@@ -978,6 +1013,41 @@ SPECS: tuple[FunctionSpec, ...] = (
     ),
 )
 
+# More wordings for the functions most tasks are about (added to the phrases above).
+_MORE_PHRASES: dict[str, tuple[str, ...]] = {
+    "abs": ("{x} with every sign dropped", "how far each value of {x} is from zero"),
+    "argmax": ("the index at which {x} peaks", "where in {x} the maximum sits"),
+    "argmin": ("the index of the lowest value of {x}", "where in {x} the minimum sits"),
+    "argsort": ("the order of positions that ranks {x} from low to high (stable for ties)",),
+    "clip": ("{x} with values below {lo} raised to {lo} and values above {hi} lowered to {hi}",),
+    "cumsum": ("the cumulative sums of {x}", "the prefix sums of {x}"),
+    "cumprod": ("the cumulative products of {x}",),
+    "diff": ("each value of {x} minus the one before it",),
+    "dot": ("the product of the matrix {m} with the vector {v}",),
+    "exp": ("e raised to each value of {x}",),
+    "linalg.det": ("the determinant of the square matrix {m}, rounded to 6 decimals",),
+    "linalg.inv": ("the matrix that multiplied by {m} gives the identity, rounded to 6 decimals",),
+    "linalg.norm": ("the 2-norm of {x}, rounded to 6 decimals",),
+    "linalg.solve": ("the vector w with {m} @ w equal to {b}, rounded to 6 decimals",),
+    "log": ("ln(v) for every value v of {x}",),
+    "matmul": ("{m} matrix-multiplied by {n}",),
+    "median": ("the middle value of {x} once sorted (the mean of the two middle ones if even)",),
+    "percentile": ("the value below which {q} percent of {x} lies (linear interpolation)",),
+    "reshape": ("{m} laid out again with as many columns as it has rows",),
+    "roll": ("{x} shifted cyclically by {s} places",),
+    "sort": ("{m} with each slice along axis {a} in ascending order",),
+    "sqrt": ("the square roots of the values of {x}",),
+    "square": ("every value of {x} multiplied by itself",),
+    "take": ("the elements of {x} found at the positions {i}",),
+    "tile": ("{r} copies of {x} placed one after another",),
+    "transpose": ("{m} with rows and columns exchanged",),
+    "unique": ("each value of {x} once, in ascending order",),
+    "where": ("the element-wise larger of {x} and {y}, chosen with a condition",),
+}
+SPECS = tuple(
+    dataclasses.replace(spec, phrases=spec.phrases + _MORE_PHRASES.get(spec.numpy_name, ()))
+    for spec in SPECS
+)
 BY_NAME: dict[str, FunctionSpec] = {spec.numpy_name: spec for spec in SPECS}
 
 # Functions with no task, and why. Empty while every function of the catalog has a spec; a test
