@@ -21,6 +21,7 @@ from sebench.cli import (
     prompt_cmd,
     rollout_cmd,
     run_cmd,
+    tasks_cmd,
     train_cmd,
     validate_cmd,
 )
@@ -38,6 +39,7 @@ for module in (
     lib_cmd,
     data_cmd,
     validate_cmd,
+    tasks_cmd,
     prompt_cmd,
     rollout_cmd,
     eval_cmd,
