@@ -521,3 +521,18 @@ def test_array_methods_raise_sanitized_errors_from_frames_without_the_raw_array(
                 assert "__import__" not in tb.tb_frame.f_builtins
             tb = tb.tb_next
         assert library == 1, "the traceback should end in the library's outer frame"
+
+
+@pytest.mark.parametrize("numpy_name", sorted(n for n in ALL if n in CASES))
+def test_what_a_library_function_hands_out_is_accepted_back(
+    functions, zwc: ModuleType, numpy_name: str
+) -> None:
+    """Every value a library function returns (arrays, scalars, named results such as
+    `slogdet`'s, containers of these) may be passed to a library function again: the membrane
+    refuses only what the library never hands out."""
+    args, kwargs = _case(numpy_name, zwc.yitaf)
+    result, error = attempt(functions[numpy_name], args, kwargs)
+    if error is not None or callable(result):
+        return  # nothing handed out (or a vectorized function, which is not data)
+    _, error = attempt(functions["array"], (result,), {"dtype": object})
+    assert type(error).__name__ != "UnsupportedArgumentError", error

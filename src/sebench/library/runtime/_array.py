@@ -82,6 +82,7 @@ def build(np, package, call):
         f"the operators + - * / ** == != < <= > >=; use the functions of `{package}` instead"
     )
     mirrored = {}  # NumPy's namedtuple result types -> look-alikes that live in the package
+    tuple_iter = tuple.__iter__
     mirrored_errors = {}  # id(exception class) -> (class, look-alike in the package)
 
     class UnsupportedArgumentError(TypeError):
@@ -433,6 +434,11 @@ def build(np, package, call):
         if kind is dict:
             depth += 1
             return {inbound(k, depth): inbound(v, depth) for k, v in list(value.items())}
+        if any(kind is look_alike for look_alike in mirrored.values()):
+            # a named result the library handed out (`slogdet`'s) comes back as a plain tuple;
+            # tuple's own iterator: the class's `__iter__` could have been replaced
+            depth += 1
+            return tuple([inbound(item, depth) for item in tuple_iter(value)])
         if kind is dtype:
             return _get_dtype(value)
         if kind is slice:
