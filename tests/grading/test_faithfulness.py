@@ -17,12 +17,11 @@ HONEST = "oracle_entry_first"  # the honest answers: the task's function first, 
 
 # Every remaining disagreement, with its cause (the same list is in docs/grading.md).
 KNOWN_DISAGREEMENTS = {
-    ("single_test-c1e67ceef1", 0): "official library: arrays in a list reach np.dot (dtype=)",
     ("single_test-f7a5265c9e", 493): "import policy: `import os` is refused, never run",
     ("single_test-3aa17f81b6", 494): "import policy: `import os` is refused, never run",
     ("single_test-c937a26018", 497): "import policy: `import os` is refused, never run",
 }
-MIN_HONEST, MIN_MUTATED = 0.98, 0.95  # the bar is 0.985 / 0.95; see docs/grading.md
+MIN_HONEST, MIN_MUTATED = 0.985, 0.95  # the bar
 
 
 @pytest.fixture(scope="module")

@@ -645,7 +645,103 @@ def build(np, package, call, official_failure):
         """Every library call passes here: count it, cross the membrane both ways."""
         target, name, is_constructor, as_official = _unseal(sealed)
         positional, keywords = _arguments(args, kwargs, name, as_official)
-        return outbound(call(target, is_constructor, positional, keywords))
+        official = None if as_official else _as_official(positional, keywords)
+        if official is not None:
+            official = _fails_officially(target, official)
+        result = outbound(call(target, is_constructor, positional, keywords))
+        if official:
+            official_failure("NumPy failed on library arrays inside an argument")
+        return result
+
+    # --- the official library's view of nested arrays ---------------------------------------
+    class OfficialArray:
+        """A library array as the official library hands NumPy one nested in an argument: an
+        object whose `__array__` takes no `dtype` or `copy`. Lives only in `_fails_officially`."""
+
+        __slots__ = ("data",)
+
+        def __init__(self, data):
+            self.data = data
+
+        def __array__(self):
+            return self.data
+
+        @property
+        def shape(self):
+            return self.data.shape
+
+        @property
+        def dtype(self):
+            return self.data.dtype
+
+        @property
+        def ndim(self):
+            return self.data.ndim
+
+        @property
+        def size(self):
+            return self.data.size
+
+        def __len__(self):
+            return len(self.data)
+
+        def __getitem__(self, key):
+            return _official_element(self.data[key])
+
+        def __iter__(self):
+            return iter([_official_element(row) for row in self.data])
+
+    def _official_element(value):
+        if isinstance(value, ndarray):
+            return OfficialArray(value) if value.ndim else value.item()
+        return value.item() if isinstance(value, generic) else value
+
+    def _as_official(positional, keywords):
+        """The arguments as the official library passes them (copies: the trial must change
+        nothing), or None when that is what NumPy gets here anyway (no array nested in an
+        argument) or when the trial cannot run (a callback: user code runs once)."""
+        values = [*positional, *keywords.values()]
+        if not any(_holds_array(v) for v in values if type(v) in (list, tuple, dict)):
+            return None
+
+        def view(value, nested):
+            kind = type(value)
+            if kind is ndarray:  # only a library array's data is a raw array here
+                return OfficialArray(value.copy()) if nested else value.copy()
+            if kind is list or kind is tuple:
+                items = [view(item, True) for item in value]
+                return items if kind is list else tuple(items)
+            if kind is dict:
+                return {k: view(v, True) for k, v in value.items()}
+            if type(value) is FunctionType:
+                raise refused("a callback")
+            return value
+
+        try:
+            return (
+                [view(v, False) for v in positional],
+                {k: view(v, False) for k, v in keywords.items()},
+            )
+        except UnsupportedArgumentError:
+            return None
+
+    def _holds_array(value):
+        kind = type(value)
+        if kind is ndarray:
+            return True
+        if kind is list or kind is tuple:
+            return any(_holds_array(item) for item in value)
+        if kind is dict:
+            return any(_holds_array(item) for item in value.values())
+        return False
+
+    def _fails_officially(target, arguments):
+        """Whether the NumPy call fails with the arguments the official library would pass."""
+        try:
+            target(*arguments[0], **arguments[1])
+        except Exception:
+            return True
+        return False
 
     def _function(target, name, module, is_constructor, doc, as_official=False):
         # The grader's server reads this list through the closures (`audit.closure_contents`):
