@@ -16,8 +16,8 @@ attribute path: the stack of the harness (reachable through frames alone) and an
   to a real target. A program that calls `_runtime.call` itself, replaces it, or rebinds a cell
   of a library function's closure (`__closure__`, which no audit event covers) counts nothing.
 - The library also reports where the official library would have raised and it does not
-  (`_runtime.official_failure` raises `sebench.official_failure`): the hook counts those raised
-  from the library's own files, per case, beside the calls. Only the `official` rules read the
+  (`_runtime.official_failure` raises `sebench.official_failure`): the hook counts those that
+  `_runtime` raised when called from the library's own files, per case, beside the calls. Only the `official` rules read the
   count, and it can only lower their verdict, so forging one hurts only the forger; it cannot be
   suppressed any more than a call count can be.
 - In a perturbed run every counted call's result is nudged, but for the pure conversions
@@ -150,6 +150,21 @@ def install(
             if state[1] and id_(target) not in conversion_ids:
                 answer[1] = perturb
 
+    def official_failure() -> None:
+        # counted when `_runtime.official_failure` raised it, called from the library's code
+        busy[0] = get_ident()
+        try:
+            raiser = getframe(2)  # 0: this function, 1: the hook, 2: what raised the event
+            genuine = (
+                raiser.f_code.co_filename in library
+                and raiser.f_back is not None
+                and raiser.f_back.f_code.co_filename in library
+            )
+        finally:
+            busy[0] = 0
+        if genuine:
+            state[4] += 1
+
     def caller_code() -> Any:
         busy[0] = get_ident()
         try:
@@ -164,8 +179,7 @@ def install(
             library_call(args)
             return
         if event == failure_name:
-            if caller_code().co_filename in library:
-                state[4] += 1
+            official_failure()
             return
         if not refuse_introspection:
             return

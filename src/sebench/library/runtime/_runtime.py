@@ -24,8 +24,17 @@ def call(target, is_constructor, args, kwargs):
     return result if change is None else change(result)
 
 
-def official_failure(what):
-    """Announce that the official library would have raised here (`what` says why); this one
-    goes on. The grader's hook records it when library code raised it; the `official` rules make
-    the case `exe_error` (docs/grading.md, "Strict and official rules")."""
-    _audit(OFFICIAL_FAILURE, what)
+def _failure_reporter(audit, event):
+    # `audit` and the event name held in a closure, not read from this module's globals: a
+    # program that rebinds `_audit` here silences its own call counts (which only hurts it), and
+    # must not silence these reports (which would help it)
+    def official_failure(what):
+        """Announce that the official library would have raised here (`what` says why); this
+        one goes on. The grader's hook records it when library code raised it; the `official`
+        rules make the case `exe_error` (docs/grading.md, "Strict and official rules")."""
+        audit(event, what)
+
+    return official_failure
+
+
+official_failure = _failure_reporter(_audit, OFFICIAL_FAILURE)
