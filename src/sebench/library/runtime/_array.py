@@ -696,6 +696,8 @@ def build(np, package, call, official_failure):
             return OfficialArray(value) if value.ndim else value.item()
         return value.item() if isinstance(value, generic) else value
 
+    containers = {list, tuple, dict}
+
     def _as_official(positional, keywords):
         """The arguments as the official library passes them (copies: the trial must change
         nothing), or None when that is what NumPy gets here anyway (no array nested in an
@@ -726,14 +728,15 @@ def build(np, package, call, official_failure):
             return None
 
     def _holds_array(value):
+        # `value` came through `inbound`: plain values and fresh containers, types compared as is
         kind = type(value)
         if kind is ndarray:
             return True
-        if kind is list or kind is tuple:
-            return any(_holds_array(item) for item in value)
-        if kind is dict:
-            return any(_holds_array(item) for item in value.values())
-        return False
+        items = value.values() if kind is dict else value if kind in (list, tuple) else ()
+        kinds = set(map(type, items))  # one pass in C: a long list of numbers costs little
+        if ndarray in kinds:
+            return True
+        return bool(kinds & containers) and any(map(_holds_array, items))
 
     def _fails_officially(target, arguments):
         """Whether the NumPy call fails with the arguments the official library would pass."""
