@@ -691,6 +691,42 @@ def build(np, package, call, official_failure):
         def __iter__(self):
             return iter([_official_element(row) for row in self.data])
 
+        def __setitem__(self, key, value):
+            self.data[key] = value.data if type(value) is OfficialArray else value
+
+        @property
+        def T(self):  # noqa: N802 - NumPy's name
+            return OfficialArray(self.data.T)
+
+    def _official_operator(operate, reflected):
+        # the official array's operators: on the data, the result wrapped again
+        def method(self, other):
+            other = other.data if type(other) is OfficialArray else other
+            result = operate(other, self.data) if reflected else operate(self.data, other)
+            return OfficialArray(result) if isinstance(result, ndarray) else result
+
+        return method
+
+    arithmetic = {
+        "add": lambda a, b: a + b,
+        "sub": lambda a, b: a - b,
+        "mul": lambda a, b: a * b,
+        "truediv": lambda a, b: a / b,
+        "pow": lambda a, b: a**b,
+    }
+    comparisons = {
+        "eq": lambda a, b: a == b,
+        "ne": lambda a, b: a != b,
+        "lt": lambda a, b: a < b,
+        "le": lambda a, b: a <= b,
+        "gt": lambda a, b: a > b,
+        "ge": lambda a, b: a >= b,
+    }
+    for name, operate in {**arithmetic, **comparisons}.items():
+        setattr(OfficialArray, f"__{name}__", _official_operator(operate, False))
+        if name in arithmetic:
+            setattr(OfficialArray, f"__r{name}__", _official_operator(operate, True))
+
     def _official_element(value):
         if isinstance(value, ndarray):
             return OfficialArray(value) if value.ndim else value.item()
