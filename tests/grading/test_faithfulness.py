@@ -17,18 +17,11 @@ HONEST = "oracle_entry_first"  # the honest answers: the task's function first, 
 
 # Every remaining disagreement, with its cause (the same list is in docs/grading.md).
 KNOWN_DISAGREEMENTS = {
-    ("single_test-df24c723b2", 0): "official library: __array__ rejects dtype= (np.vectorize)",
-    ("single_test-df24c723b2", 550): "official library: __array__ rejects dtype= (np.vectorize)",
-    ("single_test-c1e67ceef1", 0): "official library: linalg on a list of arrays fails",
     ("single_test-f7a5265c9e", 493): "import policy: `import os` is refused, never run",
     ("single_test-3aa17f81b6", 494): "import policy: `import os` is refused, never run",
     ("single_test-c937a26018", 497): "import policy: `import os` is refused, never run",
-    ("single_test-19e5fc06f4", 656): "official library: no unary minus on arrays",
-    ("single_test-347d5d4ec2", 658): "official library: no unary minus on arrays",
-    ("single_test-45eba67e2c", 659): "official library: no unary minus on arrays",
-    ("single_test-aa2901f969", 660): "official library: no unary minus on arrays",
 }
-MIN_HONEST, MIN_MUTATED = 0.96, 0.95  # the bar is 0.985 / 0.95; see docs/grading.md
+MIN_HONEST, MIN_MUTATED = 0.985, 0.95  # the bar
 
 
 @pytest.fixture(scope="module")

@@ -124,3 +124,58 @@ def test_a_rebound_entry_function_is_run_not_decided_statically(official_library
     rebound += "as_number = lambda a: float(zwc.kocito(a))\n" + SOLVE
     result = prepared(rebound, official_library=official_library)
     assert result.verdict is None and result.job.entry_point == "as_number"
+
+
+@pytest.fixture(scope="module")
+def official_grader(official_library):
+    from sebench.grading.grader import Grader
+    from sebench.grading.sandbox import SandboxConfig
+
+    with Grader(official_library, SandboxConfig(workers=1), rules=Rules.OFFICIAL) as official:
+        yield official
+
+
+def _named(code: str, official_library) -> str:
+    for numpy_name in ("vectorize", "concatenate"):
+        code = code.replace(f"<{numpy_name}>", official_library.table.entry(numpy_name).name)
+    return code
+
+
+ARRAY = "import zwc\n\ndef solve(a):\n    x = zwc.yitaf(a)\n"
+# The official library's array has no unary operator; its `__array__` takes no dtype, so NumPy
+# fails where it converts an array that the official library did not unwrap: nested in an
+# argument, or an argument of a vectorized function (NumPy's own object, officially).
+OFFICIAL_FAILURES = {
+    "unary minus": ARRAY + "    return float(zwc.kocito(-(-x)))\n",
+    "abs": ARRAY + "    return float(zwc.kocito(abs(x)))\n",
+    "vectorize": ARRAY + "    def twice(v):\n        return v * 2\n"
+    "    return float(zwc.kocito(zwc.<vectorize>(twice)(x))) / 2\n",
+    "nested, dtype=": ARRAY + "    return float(zwc.kocito(zwc.yitaf([x, x], dtype=float)))\n",
+    "caught by the program": ARRAY + "    try:\n        y = -x\n    except TypeError:\n"
+    "        y = x * -1\n    return float(zwc.kocito(-y))\n",
+}
+OFFICIALLY_FINE = {
+    "honest": SOLVE,
+    "operators": ARRAY + "    return float(zwc.kocito((x - 0 * x) * 1 + x ** 1 - x))\n",
+    "nested, no dtype": ARRAY + "    return float(zwc.kocito(zwc.<concatenate>([x, x])))\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(OFFICIAL_FAILURES))
+def test_the_official_librarys_failures_are_exe_error_officially_only(
+    name, grader, official_grader, official_library
+):
+    response = fence(_named(OFFICIAL_FAILURES[name], official_library))
+    strict = grader.grade(TASK, response)
+    assert strict.correct, strict  # this library goes on, and strict judges what it computed
+    assert strict.official_category is OfficialCategory.EXE_ERROR
+    official = official_grader.grade(TASK, response)
+    assert official.kind is VerdictKind.RUNTIME_ERROR, official
+    assert official.rule == "official-library-failure" and official.case == 0
+
+
+@pytest.mark.parametrize("name", sorted(OFFICIALLY_FINE))
+def test_code_the_official_library_runs_keeps_acc(name, grader, official_grader, official_library):
+    response = fence(_named(OFFICIALLY_FINE[name], official_library))
+    assert grader.grade(TASK, response).official_category is OfficialCategory.ACC
+    assert official_grader.grade(TASK, response).correct

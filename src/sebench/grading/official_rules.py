@@ -13,7 +13,9 @@ Each rule below was checked against the official grader's own verdicts on the de
    `import zwc as z` and `f(` after `from zwc import f` count; a call in a comment counts too) and
    not only once through the array constructor (two constructor calls pass), and must hold a
    `return <expr>`; else `without_zwc`.
-5. NumPy: `numpy`. The run: `exe_error` when it fails, or when it takes longer than the budget
+5. NumPy: `numpy`. The run: `exe_error` when it fails, where the library reports that the
+   official library would have failed (a unary operator on an array, NumPy converting an array
+   with `dtype=`: `_runtime.official_failure`), or when it takes longer than the budget
    less the cost of starting a fresh interpreter (the official budget includes it, see
    `START_COST_S`); then the official comparator (`official_compare`): `result_error` or `acc`.
 Safe all the same: the static policy still refuses what `strict` refuses (such code never runs,
@@ -175,6 +177,18 @@ def official_judge(task: Task, execution: Execution, budget_s: float) -> Verdict
     if execution.status is not ExecStatus.OK or len(cases) < len(task.test_inputs):
         return failed_run(execution, len(cases))
     for index, case in enumerate(cases):
+        if case.official_failures and case.error_type is None:
+            # the official library raises where ours went on (a unary operator, NumPy converting
+            # an array with dtype=): the official program crashed in this case. Counted even
+            # inside the program's own `try`, whose other branch never ran here.
+            return Verdict(
+                VerdictKind.RUNTIME_ERROR,
+                rule="official-library-failure",
+                error_type="TypeError",
+                case=index,
+                detail="the official library raises here (a unary operator on an array, or "
+                "NumPy converting an array with dtype=)",
+            )
         if case.error_type is not None:
             return Verdict(
                 VerdictKind.RUNTIME_ERROR,

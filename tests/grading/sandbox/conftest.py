@@ -34,6 +34,9 @@ class ZWCArray:
         self._data = _np.asarray(data)
     def __str__(self):
         return str(self._data)
+    def __neg__(self):
+        _runtime.official_failure("unary -")  # as the real array reports it
+        return ZWCArray(-self._data)
 
 def _function(target, is_constructor):
     # as in a built library: the function closes over what it calls

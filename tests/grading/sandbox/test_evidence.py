@@ -321,3 +321,31 @@ def test_the_program_cannot_tell_a_perturbed_run_from_the_runtime(pool):
     plain, nudged = run(pool, code), run(pool, code, perturbed=True)
     assert plain.cases[0].printed == nudged.cases[0].printed
     assert "None]" in plain.cases[0].printed
+
+
+def test_the_official_librarys_failures_count_only_from_the_library_and_stay_counted(pool):
+    """A report of where the official library would have raised only lowers the official-rules
+    verdict: one raised by the program counts nothing, and silencing the runtime's announcer
+    (as `forge_counts` does for the calls) does not hide the library's own reports."""
+    execution = run(
+        pool,
+        """
+        import typing
+        import zwc
+
+        real_sys = typing.sys
+
+        def solve(x):
+            runtime = real_sys.modules["zwc._runtime"]
+            if x == 1:
+                real_sys.audit("sebench.official_failure", "forged")
+                runtime.official_failure("forged through the runtime")
+                return float(zwc.kocito([1.0, 2.0]))
+            runtime._audit = lambda *args: None
+            return float(zwc.kocito(-zwc.yitaf([1.0, 2.0])))
+        """,
+        ("x=1", "x=2"),
+    )
+    assert execution.status is ExecStatus.OK, execution
+    assert [case.printed for case in execution.cases] == ["1.5", "-1.5"], execution
+    assert [case.official_failures for case in execution.cases] == [0, 1]

@@ -15,6 +15,11 @@ attribute path: the stack of the harness (reachable through frames alone) and an
   vectorized function the library made since): the call came through a real library function
   to a real target. A program that calls `_runtime.call` itself, replaces it, or rebinds a cell
   of a library function's closure (`__closure__`, which no audit event covers) counts nothing.
+- The library also reports where the official library would have raised and it does not
+  (`_runtime.official_failure` raises `sebench.official_failure`): the hook counts those that
+  `_runtime` raised when called from the library's own files, per case, beside the calls. Only the `official` rules read the
+  count, and it can only lower their verdict, so forging one hurts only the forger; it cannot be
+  suppressed any more than a call count can be.
 - In a perturbed run every counted call's result is nudged, but for the pure conversions
   (`conversions`: `asarray`, `copy`, ...), which compute nothing: passing a plain-Python answer
   through one must not make it depend on the library.
@@ -50,6 +55,7 @@ from dataclasses import dataclass
 from typing import Any
 
 LIBRARY_CALL = "sebench.library_call"  # the event `_runtime.call` raises (it names it itself)
+OFFICIAL_FAILURE = "sebench.official_failure"  # `_runtime.official_failure`'s
 
 REFUSED_EVENTS = frozenset(
     (
@@ -74,7 +80,8 @@ class Controls:
 
     arm: Callable[[bool], None]  # the untrusted code starts now; True: a perturbed run
     reset: Callable[[], None]  # counts back to zero (before each case)
-    counts: Callable[[], tuple[int, int]]  # (library calls, the same without the constructor)
+    # (library calls, the same without the constructor, the official library's failures)
+    counts: Callable[[], tuple[int, int, int]]
 
 
 def install(
@@ -101,6 +108,7 @@ def install(
     # Everything the hook uses is bound here: the code may rebind this module's globals or any
     # builtin, never these locals.
     event_name, refused_events, frame_attributes = LIBRARY_CALL, REFUSED_EVENTS, FRAME_ATTRIBUTES
+    failure_name = OFFICIAL_FAILURE
     runtime_error, value_error, getattr_, fsdecode = RuntimeError, ValueError, getattr, os.fsdecode
     permission_error = PermissionError
     names_proc = _names_proc
@@ -114,7 +122,7 @@ def install(
     readers = frozenset(frame_readers)
     getframe, get_ident, realpath = sys._getframe, _thread_ident(), os.path.realpath
     type_, list_, str_, bytes_, len_ = type, list, str, bytes, len
-    state = [False, False, 0, 0]  # armed, perturbed, calls, non-constructor calls
+    state = [False, False, 0, 0, 0]  # armed, perturbed, calls, non-constructor calls, failures
     busy = [0]  # the thread inside the hook's own frame lookups (its events pass)
 
     def refuse(event: str) -> RuntimeError:
@@ -142,6 +150,21 @@ def install(
             if state[1] and id_(target) not in conversion_ids:
                 answer[1] = perturb
 
+    def official_failure() -> None:
+        # counted when `_runtime.official_failure` raised it, called from the library's code
+        busy[0] = get_ident()
+        try:
+            raiser = getframe(2)  # 0: this function, 1: the hook, 2: what raised the event
+            genuine = (
+                raiser.f_code.co_filename in library
+                and raiser.f_back is not None
+                and raiser.f_back.f_code.co_filename in library
+            )
+        finally:
+            busy[0] = 0
+        if genuine:
+            state[4] += 1
+
     def caller_code() -> Any:
         busy[0] = get_ident()
         try:
@@ -154,6 +177,9 @@ def install(
             return
         if event == event_name:
             library_call(args)
+            return
+        if event == failure_name:
+            official_failure()
             return
         if not refuse_introspection:
             return
@@ -195,10 +221,10 @@ def install(
         state[0], state[1] = True, perturbed is True
 
     def reset() -> None:
-        state[2] = state[3] = 0
+        state[2] = state[3] = state[4] = 0
 
-    def counts() -> tuple[int, int]:
-        return state[2], state[3]
+    def counts() -> tuple[int, int, int]:
+        return state[2], state[3], state[4]
 
     sys.addaudithook(hook)
     if refuse_introspection:

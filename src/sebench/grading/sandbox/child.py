@@ -228,6 +228,7 @@ def _messages(
             "error_message": message,
             "library_calls": counts[0],
             "non_constructor_calls": counts[1],
+            "official_failures": counts[2],
             "memory": memory,
             "output_limit": over,
         }

@@ -41,6 +41,8 @@ class CaseOutcome:
     error_message: str | None
     library_calls: int
     non_constructor_calls: int
+    # where the official library would have raised and this one did not (`_runtime`)
+    official_failures: int = 0
 
     def to_dict(self) -> dict:
         return {
@@ -49,6 +51,7 @@ class CaseOutcome:
             "error_message": self.error_message,
             "library_calls": self.library_calls,
             "non_constructor_calls": self.non_constructor_calls,
+            "official_failures": self.official_failures,
         }
 
 
@@ -90,6 +93,7 @@ class Execution:
                 _encodable(case.get("error_message")),
                 case["library_calls"],
                 case["non_constructor_calls"],
+                case.get("official_failures", 0),
             )
             for case in data.get("cases", ())
         )

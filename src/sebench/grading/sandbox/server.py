@@ -454,6 +454,7 @@ def _valid_case(frame: dict) -> bool:
         and (frame.get("error_message") is None or isinstance(frame.get("error_message"), str))
         and isinstance(frame.get("library_calls"), int)
         and isinstance(frame.get("non_constructor_calls"), int)
+        and isinstance(frame.get("official_failures"), int)
         and isinstance(frame.get("memory"), bool)
         and isinstance(frame.get("output_limit"), bool)
     )

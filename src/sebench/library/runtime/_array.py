@@ -20,6 +20,16 @@ The membrane (docs/library.md, "The membrane"):
   a message only (NumPy's classes mirrored by name onto the same builtin bases), raised from a
   frame whose locals hold no NumPy object; a user's exception from a callback is re-raised as it
   is, without the traceback and chain it collected inside NumPy.
+
+The official library's failures: where the official library raises and this one does not, the
+array reports it (`official_failure`) and goes on, so one run serves both rule sets: the unary
+operators (`-`, `+`, `abs()`: the official array has none), and NumPy converting a library array
+with `dtype=` or `copy=False` (the official `__array__` takes neither). The official library
+does not unwrap a vectorized function's arguments (that function is NumPy's own object), so
+those reach NumPy as they are here too: NumPy's conversion goes through `__array__`, which sees
+what it was asked for. (Officially arrays nested in any function's arguments reach NumPy too;
+here they stay unwrapped, since NumPy's Python code may treat a non-ndarray differently, e.g.
+`piecewise`'s condition list, which would change what this library computes.)
 """
 
 from collections import namedtuple
@@ -62,11 +72,13 @@ def _isolated(function, name):
     return fresh
 
 
-def build(np, package, call):
+def build(np, package, call, official_failure):
     """(ZWCArray, make_function) for the package `package`.
 
     `call(target, is_constructor, args, kwargs)` (`_runtime.call`) makes every library function
     call: the grader's audit hook counts it there, and perturbs its result in a perturbed run.
+    `official_failure(what)` (`_runtime.official_failure`) reports, and only reports, a place
+    where the official library would have raised (see "The official library's failures" below).
     """
     ndarray = np.ndarray
     generic = np.generic
@@ -140,6 +152,10 @@ def build(np, package, call):
             return _wrap_array(_get(self).T)
 
         def __array__(self, dtype=None, copy=None):
+            if dtype is not None or copy is False:
+                # NumPy passes these only when asked for a type or for no copy; the official
+                # `__array__` takes neither, so there NumPy's conversion raised
+                official_failure("NumPy converted a library array with dtype= or copy=False")
             if not issubclass(type(dtype), raw_dtype):  # NumPy itself passes its dtypes
                 dtype = inbound(dtype, 0)
             if copy:
@@ -250,12 +266,15 @@ def build(np, package, call):
             return outbound(other ** _get(self))
 
         def __neg__(self):
+            official_failure("unary - on a library array")
             return _wrap_array(-_get(self))
 
         def __pos__(self):
+            official_failure("unary + on a library array")
             return _wrap_array(+_get(self))
 
         def __abs__(self):
+            official_failure("abs() of a library array")
             return _wrap_array(abs(_get(self)))
 
         def __eq__(self, other):
@@ -410,13 +429,18 @@ def build(np, package, call):
         return _REFUSED
 
     # --- inbound: what crosses into NumPy -------------------------------------------------
-    def inbound(value, depth):
-        """`value` as NumPy may see it (a fresh plain copy), else UnsupportedArgumentError."""
+    def inbound(value, depth, as_official=False):
+        """`value` as NumPy may see it (a fresh plain copy), else UnsupportedArgumentError.
+
+        `as_official` (a vectorized function's arguments, `depth` 1 from the start): library
+        arrays reach NumPy as they are, as the official library lets them, so that NumPy's
+        conversion of them shows through `__array__` where the official one would have failed.
+        """
         kind = type(value)
         if id(kind) in _SCALAR_IDS:
             return value
         if kind is ZWCArray:
-            return _get(value)
+            return value if as_official and depth else _get(value)
         if depth > _MAX_DEPTH:
             raise refused(f"containers nested more than {_MAX_DEPTH} deep are not accepted")
         if kind is list:
@@ -425,20 +449,23 @@ def build(np, package, call):
             if set(map(id, map(type, items))) <= _SCALAR_IDS:
                 return items
             depth += 1
-            return [inbound(item, depth) for item in items]
+            return [inbound(item, depth, as_official) for item in items]
         if kind is tuple:
             if set(map(id, map(type, value))) <= _SCALAR_IDS:
                 return value  # immutable, and its items are
             depth += 1
-            return tuple([inbound(item, depth) for item in value])
+            return tuple([inbound(item, depth, as_official) for item in value])
         if kind is dict:
             depth += 1
-            return {inbound(k, depth): inbound(v, depth) for k, v in list(value.items())}
+            return {
+                inbound(k, depth, as_official): inbound(v, depth, as_official)
+                for k, v in list(value.items())
+            }
         if any(kind is look_alike for look_alike in mirrored.values()):
             # a named result the library handed out (`slogdet`'s) comes back as a plain tuple;
             # tuple's own iterator: the class's `__iter__` could have been replaced
             depth += 1
-            return tuple([inbound(item, depth) for item in tuple_iter(value)])
+            return tuple([inbound(item, depth, as_official) for item in tuple_iter(value)])
         if kind is dtype:
             return _get_dtype(value)
         if kind is slice:
@@ -457,15 +484,18 @@ def build(np, package, call):
             return _callback(value)
         raise refused(f"a {_name(value)} is not accepted; {ACCEPTED}")
 
-    def _arguments(args, kwargs, name):
-        """(positional, keyword) arguments as NumPy may see them; refusals name the argument."""
+    def _arguments(args, kwargs, name, as_official):
+        """(positional, keyword) arguments as NumPy may see them; refusals name the argument.
+        `as_official`: the library arrays among them reach NumPy as they are (a vectorized
+        function's, which the official library does not unwrap)."""
+        depth = 1 if as_official else 0  # below the top: not unwrapped
         try:
-            positional = [inbound(value, 0) for value in args]
+            positional = [inbound(value, depth, as_official) for value in args]
             keywords = {}
             for key, value in kwargs.items():
                 if type(key) is not str:
                     raise refused(f"a keyword of type {_name(key)} is not accepted")
-                keywords[key] = inbound(value, 0)
+                keywords[key] = inbound(value, depth, as_official)
             return positional, keywords
         except UnsupportedArgumentError as refusal:
             reason = refusal.args[0]
@@ -536,7 +566,8 @@ def build(np, package, call):
         if isinstance(value, dict):
             return {outbound(k): outbound(v) for k, v in value.items()}
         if isinstance(value, vectorize_type):
-            return _function(value, "vectorized", package, False, None)
+            # officially NumPy's own object: the arrays it is called with are not unwrapped
+            return _function(value, "vectorized", package, False, None, True)
         if str(kind.__module__).startswith("numpy"):
             raise refused(f"the library does not hand out a {kind.__name__}")
         return value  # a library value or a plain Python one held by an object array
@@ -618,17 +649,152 @@ def build(np, package, call):
 
     def invoke(sealed, args, kwargs):
         """Every library call passes here: count it, cross the membrane both ways."""
-        target, name, is_constructor = _unseal(sealed)
-        positional, keywords = _arguments(args, kwargs, name)
-        return outbound(call(target, is_constructor, positional, keywords))
+        target, name, is_constructor, as_official = _unseal(sealed)
+        positional, keywords = _arguments(args, kwargs, name, as_official)
+        official = None if as_official else _as_official(positional, keywords)
+        if official is not None:
+            official = _fails_officially(target, official)
+        result = outbound(call(target, is_constructor, positional, keywords))
+        if official:
+            official_failure("NumPy failed on library arrays inside an argument")
+        return result
 
-    def _function(target, name, module, is_constructor, doc):
+    # --- the official library's view of nested arrays ---------------------------------------
+    class OfficialArray:
+        """A library array as the official library hands NumPy one nested in an argument: an
+        object whose `__array__` takes no `dtype` or `copy`. Lives only in `_fails_officially`."""
+
+        __slots__ = ("data",)
+
+        def __init__(self, data):
+            self.data = data
+
+        def __array__(self):
+            return self.data
+
+        @property
+        def shape(self):
+            return self.data.shape
+
+        @property
+        def dtype(self):
+            return self.data.dtype
+
+        @property
+        def ndim(self):
+            return self.data.ndim
+
+        @property
+        def size(self):
+            return self.data.size
+
+        def __len__(self):
+            return len(self.data)
+
+        def __getitem__(self, key):
+            return _official_element(self.data[key])
+
+        def __iter__(self):
+            return iter([_official_element(row) for row in self.data])
+
+        def __setitem__(self, key, value):
+            self.data[key] = value.data if type(value) is OfficialArray else value
+
+        @property
+        def T(self):  # noqa: N802 - NumPy's name
+            return OfficialArray(self.data.T)
+
+    def _official_operator(operate, reflected):
+        # the official array's operators: on the data, the result wrapped again
+        def method(self, other):
+            other = other.data if type(other) is OfficialArray else other
+            result = operate(other, self.data) if reflected else operate(self.data, other)
+            return OfficialArray(result) if isinstance(result, ndarray) else result
+
+        return method
+
+    arithmetic = {
+        "add": lambda a, b: a + b,
+        "sub": lambda a, b: a - b,
+        "mul": lambda a, b: a * b,
+        "truediv": lambda a, b: a / b,
+        "pow": lambda a, b: a**b,
+    }
+    comparisons = {
+        "eq": lambda a, b: a == b,
+        "ne": lambda a, b: a != b,
+        "lt": lambda a, b: a < b,
+        "le": lambda a, b: a <= b,
+        "gt": lambda a, b: a > b,
+        "ge": lambda a, b: a >= b,
+    }
+    for name, operate in {**arithmetic, **comparisons}.items():
+        setattr(OfficialArray, f"__{name}__", _official_operator(operate, False))
+        if name in arithmetic:
+            setattr(OfficialArray, f"__r{name}__", _official_operator(operate, True))
+
+    def _official_element(value):
+        if isinstance(value, ndarray):
+            return OfficialArray(value) if value.ndim else value.item()
+        return value.item() if isinstance(value, generic) else value
+
+    containers = {list, tuple, dict}
+
+    def _as_official(positional, keywords):
+        """The arguments as the official library passes them (copies: the trial must change
+        nothing), or None when that is what NumPy gets here anyway (no array nested in an
+        argument) or when the trial cannot run (a callback: user code runs once)."""
+        values = [*positional, *keywords.values()]
+        if not any(_holds_array(v) for v in values if type(v) in (list, tuple, dict)):
+            return None
+
+        def view(value, nested):
+            kind = type(value)
+            if kind is ndarray:  # only a library array's data is a raw array here
+                return OfficialArray(value.copy()) if nested else value.copy()
+            if kind is list or kind is tuple:
+                items = [view(item, True) for item in value]
+                return items if kind is list else tuple(items)
+            if kind is dict:
+                return {k: view(v, True) for k, v in value.items()}
+            if type(value) is FunctionType:
+                raise refused("a callback")
+            return value
+
+        try:
+            return (
+                [view(v, False) for v in positional],
+                {k: view(v, False) for k, v in keywords.items()},
+            )
+        except UnsupportedArgumentError:
+            return None
+
+    def _holds_array(value):
+        # `value` came through `inbound`: plain values and fresh containers, types compared as is
+        kind = type(value)
+        if kind is ndarray:
+            return True
+        items = value.values() if kind is dict else value if kind in (list, tuple) else ()
+        kinds = set(map(type, items))  # one pass in C: a long list of numbers costs little
+        if ndarray in kinds:
+            return True
+        return bool(kinds & containers) and any(map(_holds_array, items))
+
+    def _fails_officially(target, arguments):
+        """Whether the NumPy call fails with the arguments the official library would pass."""
+        try:
+            target(*arguments[0], **arguments[1])
+        except Exception:
+            return True
+        return False
+
+    def _function(target, name, module, is_constructor, doc, as_official=False):
         # The grader's server reads this list through the closures (`audit.closure_contents`):
         # only these targets, and vectorized functions, count as library calls. Nothing the
         # graded program can name holds it.
         made_targets.append(target)
         sealed = new(Sealed)
-        _seal(sealed, (target, f"{module}.{name}", is_constructor))
+        _seal(sealed, (target, f"{module}.{name}", is_constructor, as_official))
 
         # the frame of this function is what a traceback shows: it holds the user's arguments,
         # `invoke`, `sealed`, `sanitize` and `caught`, none of which leads to NumPy without dunders
