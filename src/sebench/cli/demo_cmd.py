@@ -55,7 +55,8 @@ def render_table(result: DemoResult, console: Console) -> None:
             f"  {t.arm}-SFT: {t.steps} steps in {t.seconds:.0f} s, "
             f"loss {t.first_loss} (first 10 steps) -> {t.final_loss}"
         )
-    console.print(f"  {machine_line(result)}", highlight=False, markup=False)
+    if machine_line(result):
+        console.print(f"  {machine_line(result)}", highlight=False, markup=False)
     for check, passed in result.checks.items():
         console.print(
             f"  [{'green' if passed else 'red'}]{'pass' if passed else 'FAIL'}[/] {check}"

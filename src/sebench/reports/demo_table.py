@@ -29,7 +29,9 @@ def verdict_summary(verdicts: dict[str, int]) -> str:
 def machine_line(result: DemoResult) -> str:
     """Where the timings come from: precision, CPU flags, threads, load and versions."""
     record = result.record
-    start, end = record.get("machine_at_start", {}), record.get("machine_at_end", {})
+    if "machine_at_start" not in record:
+        return ""
+    start, end = record["machine_at_start"], record.get("machine_at_end", {})
     versions = record.get("versions", {})
     precision = result.precision
     load = "/".join(f"{x:g}" for x in start.get("load_average", []))
@@ -71,8 +73,9 @@ def demo_markdown(result: DemoResult) -> str:
         f"({trainings}); seed {config.seed}; model `{Path(result.model).name}`.",
         f"Total wall time: {result.wall_seconds:.0f} s"
         + (f" (resumed: kept {', '.join(result.resumed)})." if result.resumed else "."),
-        machine_line(result),
     ]
+    if machine_line(result):
+        lines.append(machine_line(result))
     if result.checks:
         lines.append("")
         for check, passed in result.checks.items():
