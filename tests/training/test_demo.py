@@ -146,3 +146,21 @@ def test_real_demo_shows_the_open_book_paradox(tmp_path):
     limit = float(os.environ.get("SEBENCH_DEMO_MAX_SECONDS", 300))
     assert result.wall_seconds <= limit, f"{result.wall_seconds:.0f} s"
     assert Path(tmp_path / "responses_open_docs.jsonl").exists()
+
+
+def test_interrupted_demo_cli_says_what_is_kept(tiny_model, tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    import sebench.training.demo
+    from sebench.cli.main import app
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sebench.training.demo, "run_demo", interrupted)
+    out = tmp_path / "cli-demo"
+    result = CliRunner().invoke(
+        app, ["demo", "--model", str(tiny_model), "--out", str(out)], env={"COLUMNS": "200"}
+    )
+    assert result.exit_code == 130
+    assert "demo_state.json" in result.output and "rerun the same command" in result.output
