@@ -39,7 +39,8 @@ def machine_line(result: DemoResult) -> str:
     return (
         f"Machine: {start.get('cpu') or 'unknown CPU'}, PyTorch capability "
         f"{start.get('capability')}, flags {' '.join(start.get('flags', [])) or '-'}, "
-        f"{start.get('torch_threads')} threads on {start.get('physical_cores')} physical cores; "
+        f"PyTorch threads {start.get('torch_threads')} of {start.get('physical_cores')} "
+        "physical cores; "
         f"load average {load} at start, {load_end} at end; training in "
         f"{precision.get('name')} ({precision.get('reason')}); "
         + ", ".join(
