@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -83,6 +84,53 @@ def test_demo_cli_prints_the_table_and_writes_the_report(tiny_model, tmp_path):
     assert result.exit_code == 0, result.output
     assert "closed-SFT, no docs" in result.output and "Total wall time" in result.output
     assert (out / "demo.md").exists() and (out / "demo.json").exists()
+    # Not a terminal: plain progress lines instead of a bar that would print nothing.
+    assert "training closed-SFT 1/1" in result.output
+    assert "open-SFT, docs at test: answering 24/24" in result.output
+    # The precision and the machine go with every timing.
+    assert "training in " in result.output and "load average" in result.output
+    report = json.loads((out / "demo.json").read_text())
+    assert report["precision"]["name"] in ("fp32", "bf16 autocast")
+    machine = report["provenance"]["machine_at_start"]
+    assert {"capability", "flags", "load_average", "torch_threads"} <= set(machine)
+    assert "load average" in (out / "demo.md").read_text()
+
+
+def test_an_interrupted_demo_keeps_finished_rows_and_runs_only_the_rest(
+    seeded_lib, tiny_model, grader, tmp_path
+):
+    def interrupt_open_training(event):
+        if event.stage == "train" and "open-SFT" in event.message and event.done == 1:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_demo(
+            seeded_lib,
+            tiny_model,
+            TINY,
+            out_dir=tmp_path,
+            on_progress=interrupt_open_training,
+            grader=grader,
+        )
+    events = []
+    result = run_demo(
+        seeded_lib, tiny_model, TINY, out_dir=tmp_path, on_progress=events.append, grader=grader
+    )
+    assert {e.message for e in events if e.stage == "train"} == {"training open-SFT"}
+    assert set(result.resumed) == {"base", "closed_no_docs", "closed-SFT training"}
+    assert [e.key for e in result.evaluations] == [key for key, *_ in ROWS]
+    assert [t.arm for t in result.trainings] == ["closed", "open"]
+
+    again = []
+    run_demo(
+        seeded_lib, tiny_model, TINY, out_dir=tmp_path, on_progress=again.append, grader=grader
+    )
+    assert not [e for e in again if e.stage in ("load", "train", "eval")]
+
+    # Other settings: nothing is kept.
+    other = replace(TINY, seed=1)
+    fresh = run_demo(seeded_lib, tiny_model, other, out_dir=tmp_path, grader=grader)
+    assert fresh.resumed == ()
 
 
 @pytest.mark.slow
@@ -98,3 +146,21 @@ def test_real_demo_shows_the_open_book_paradox(tmp_path):
     limit = float(os.environ.get("SEBENCH_DEMO_MAX_SECONDS", 300))
     assert result.wall_seconds <= limit, f"{result.wall_seconds:.0f} s"
     assert Path(tmp_path / "responses_open_docs.jsonl").exists()
+
+
+def test_interrupted_demo_cli_says_what_is_kept(tiny_model, tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    import sebench.training.demo
+    from sebench.cli.main import app
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sebench.training.demo, "run_demo", interrupted)
+    out = tmp_path / "cli-demo"
+    result = CliRunner().invoke(
+        app, ["demo", "--model", str(tiny_model), "--out", str(out)], env={"COLUMNS": "200"}
+    )
+    assert result.exit_code == 130
+    assert "demo_state.json" in result.output and "rerun the same command" in result.output

@@ -143,3 +143,41 @@ def test_freezing_every_layer_is_refused(tiny_model, task_set):
 def test_a_folder_without_a_model_is_a_user_error(tmp_path):
     with pytest.raises(SebenchError, match="config.json"):
         load_model(tmp_path)
+
+
+@pytest.mark.parametrize("bf16", [True, False])
+def test_the_precision_asked_for_is_the_one_training_runs_in(tiny_model, task_set, tmp_path, bf16):
+    """The answer-only loss bypasses `model.forward`, where accelerate puts its autocast: the
+    decoder's matrix work must still run in bf16 when bf16 is chosen (issue 11)."""
+    from sebench.training.precision import Precision
+
+    model, tokenizer = load_model(tiny_model)
+    seen = []
+    layer = model.model.layers[-1].mlp.down_proj
+    layer.register_forward_hook(lambda module, args, output: seen.append(output.dtype))
+    trainer = build_trainer(
+        model,
+        tokenizer,
+        build_examples(task_set.train[:2], Arm.CLOSED),
+        FAST,
+        str(tmp_path),
+        precision=Precision(bf16, "cpu", "test"),
+    )
+    assert type(trainer).__name__ == "AnswerOnlySFTTrainer"
+    trainer.train()
+    assert seen and set(seen) == {torch.bfloat16 if bf16 else torch.float32}
+
+
+def test_an_explicit_bf16_setting_decides_the_precision(tiny_model):
+    from sebench.training.sft import resolve_precision
+
+    assert resolve_precision(SFTTrainingConfig(bf16=True)).bf16 is True
+    assert resolve_precision(SFTTrainingConfig(bf16=False)).bf16 is False
+
+
+@pytest.mark.parametrize(
+    "bad", [{"max_steps": 0}, {"batch_size": 0}, {"learning_rate": 0}, {"freeze_fraction": 1.5}]
+)
+def test_settings_that_train_nothing_are_refused(bad):
+    with pytest.raises(SebenchError, match="must be"):
+        SFTTrainingConfig(**bad)

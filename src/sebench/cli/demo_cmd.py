@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -31,7 +32,7 @@ def resolve_demo_library(lib: Path | None, api_doc: Path | None, library_seed: i
 
 
 def render_table(result: DemoResult, console: Console) -> None:
-    from sebench.reports.demo_table import verdict_summary
+    from sebench.reports.demo_table import machine_line, verdict_summary
 
     table = Table(title="The Open-Book Paradox (held-out tasks)", title_style="bold")
     table.add_column("model and prompt")
@@ -54,6 +55,8 @@ def render_table(result: DemoResult, console: Console) -> None:
             f"  {t.arm}-SFT: {t.steps} steps in {t.seconds:.0f} s, "
             f"loss {t.first_loss} (first 10 steps) -> {t.final_loss}"
         )
+    if machine_line(result):
+        console.print(f"  {machine_line(result)}", highlight=False, markup=False)
     for check, passed in result.checks.items():
         console.print(
             f"  [{'green' if passed else 'red'}]{'pass' if passed else 'FAIL'}[/] {check}"
@@ -88,19 +91,27 @@ def register(app: typer.Typer) -> None:
             ),
         ] = 0,
         steps: Annotated[
-            int | None, typer.Option(help="SFT steps per arm (default: the laptop recipe).")
+            int | None,
+            typer.Option(help="SFT steps per arm, at least 1 (default: the laptop recipe)."),
         ] = None,
         save_models: Annotated[
             bool, typer.Option(help="Also save both trained checkpoints in --out.")
         ] = False,
+        bf16: Annotated[
+            bool | None,
+            typer.Option(
+                help="bf16 autocast for training (default: only on a CPU with native bf16)."
+            ),
+        ] = None,
     ) -> None:
         """Train SmolLM2-135M twice on the same answers, with and without docs in the prompt, and
-        show that only the model trained without docs learned the library."""
+        show that only the model trained without docs learned the library.
+
+        Rerun the same command after an interruption: finished rows are kept (demo_state.json in
+        --out) and only the rest runs."""
         from dataclasses import replace
 
-        from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
-        from rich.progress import Progress as Bar
-
+        from sebench.cli.progress import progress_view
         from sebench.reports.demo_table import write_demo_report
         from sebench.rollout.smollm import default_model_dir
         from sebench.training.demo import DemoConfig, run_demo
@@ -108,32 +119,37 @@ def register(app: typer.Typer) -> None:
         console = Console()
         started = time.perf_counter()
         config = DemoConfig(seed=seed, save_models=save_models)
-        if steps is not None:
-            config = replace(config, sft=replace(config.sft, max_steps=steps))
-        with Bar(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[extra]}"),
-            TimeElapsedColumn(),
-            console=console,
-            transient=True,
-        ) as bar:
-            task = bar.add_task("preparing the library and the model", total=None, extra="")
-            library = resolve_demo_library(lib, api_doc, library_seed)
-            model_dir = model or default_model_dir()
+        config = replace(
+            config,
+            sft=replace(
+                config.sft,
+                bf16=bf16,
+                max_steps=steps if steps is not None else config.sft.max_steps,
+            ),
+        )
+        try:
+            with progress_view(console) as show:
+                show("preparing the library and the model")
+                library = resolve_demo_library(lib, api_doc, library_seed)
+                model_dir = model or default_model_dir()
 
-            def on_progress(event: Progress) -> None:
-                extra = f"loss {event.loss:.3f}" if event.loss is not None else ""
-                bar.update(
-                    task,
-                    description=event.message,
-                    completed=event.done,
-                    total=event.total or None,
-                    extra=extra,
-                )
+                def on_progress(event: Progress) -> None:
+                    if event.stage == "note":
+                        console.print(event.message, highlight=False, markup=False)
+                        return
+                    extra = f"loss {event.loss:.3f}" if event.loss is not None else ""
+                    show(event.message, event.done, event.total, extra)
 
-            result = run_demo(library, model_dir, config, out_dir=out, on_progress=on_progress)
+                result = run_demo(library, model_dir, config, out_dir=out, on_progress=on_progress)
+        except KeyboardInterrupt:
+            # Say exactly what is kept: finished rows, not a half-trained arm.
+            console.print(
+                f"interrupted: finished rows are kept in {out / 'demo_state.json'}; rerun the "
+                "same command to skip them (an arm cut off in training starts again)",
+                highlight=False,
+                markup=False,
+            )
+            sys.exit(130)
         # Everything since the command started, including building the library and converting
         # the model on first use.
         result.wall_seconds = time.perf_counter() - started

@@ -25,6 +25,7 @@ from sebench.cli import (
     train_cmd,
     validate_cmd,
 )
+from sebench.cli.threads import apply_thread_policy
 from sebench.errors import SebenchError
 
 app = typer.Typer(
@@ -52,6 +53,8 @@ for module in (
 
 
 def main() -> None:
+    # Before any command imports PyTorch: the thread pools are sized when it loads.
+    apply_thread_policy()
     err = Console(stderr=True)
     try:
         # standalone_mode=False hands back exit codes (typer.Exit, and 130 for Ctrl-C) instead of

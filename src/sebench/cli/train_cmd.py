@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -93,7 +94,9 @@ def register(app: typer.Typer) -> None:
             Path | None,
             typer.Option(help="A local Hugging Face checkpoint (default: SmolLM2-135M-Instruct)."),
         ] = None,
-        steps: Annotated[int, typer.Option(help="Optimizer steps.")] = DEFAULT.max_steps,
+        steps: Annotated[
+            int, typer.Option(help="Optimizer steps (at least 1).")
+        ] = DEFAULT.max_steps,
         batch_size: Annotated[int, typer.Option()] = DEFAULT.batch_size,
         lr: Annotated[float, typer.Option(help="Peak learning rate.")] = DEFAULT.learning_rate,
         seed: Annotated[int, typer.Option()] = 0,
@@ -101,7 +104,11 @@ def register(app: typer.Typer) -> None:
             int, typer.Option(help="Docs of other functions in open prompts.")
         ] = 0,
         bf16: Annotated[
-            bool, typer.Option(help="bf16 autocast (CPU) / mixed precision (GPU).")
+            bool | None,
+            typer.Option(
+                help="bf16 autocast (CPU) / mixed precision (GPU) "
+                "(default: where the hardware has native bf16)."
+            ),
         ] = DEFAULT.bf16,
         freeze_fraction: Annotated[
             float,
@@ -120,24 +127,15 @@ def register(app: typer.Typer) -> None:
         ] = False,
     ) -> None:
         """Supervised fine-tuning on TRL's SFTTrainer, loss on the answer tokens only."""
+        from sebench.cli.progress import progress_view
         from sebench.data.sources import load_file
         from sebench.errors import InputError
         from sebench.rollout.smollm import default_model_dir
-        from sebench.training.sft import load_model, train_sft
+        from sebench.training.sft import load_model, resolve_precision, train_sft
         from sebench.training.sft_data import build_examples, write_examples
         from sebench.training.taskprompts import Arm
 
-        console = Console()
-        rows = load_file(data, "train")  # official-schema rows, as `sebench train tasks` writes
-        untargeted = next((t for t in rows if not t.extra.get("target")), None)
-        if untargeted is not None:
-            raise InputError(
-                f"task {untargeted.task_id} has no target answer (`extra.target`): train on "
-                "tasks made by `sebench train tasks`",
-                path=str(data),
-            )
-        arm = Arm(mode.value)
-        examples = build_examples(rows, arm, distractors=distractors)
+        # First: a bad setting (--steps 0) fails before any file is read.
         config = SFTTrainingConfig(
             max_steps=steps,
             batch_size=batch_size,
@@ -149,24 +147,57 @@ def register(app: typer.Typer) -> None:
             lora_rank=lora_rank,
             gradient_checkpointing=gradient_checkpointing,
         )
+        console = Console()
+        rows = load_file(data, "train")  # official-schema rows, as `sebench train tasks` writes
+        untargeted = next((t for t in rows if not t.extra.get("target")), None)
+        if untargeted is not None:
+            raise InputError(
+                f"task {untargeted.task_id} has no target answer (`extra.target`): train on "
+                "tasks made by `sebench train tasks`",
+                path=str(data),
+            )
+        arm = Arm(mode.value)
+        examples = build_examples(rows, arm, distractors=distractors)
+        precision = resolve_precision(config)
+        console.print(f"training in {precision.name} ({precision.reason})", highlight=False)
+        if precision.warning:
+            console.print(f"warning: {precision.warning}", highlight=False, markup=False)
         model_dir = model or default_model_dir()
-        loaded, tokenizer = load_model(model_dir)
+        try:
+            with progress_view(console) as show:
+                show(f"loading {model_dir.name}")
+                loaded, tokenizer = load_model(model_dir)
 
-        def on_progress(step: int, total: int, loss: float | None) -> None:
-            if step == 1 or step % 10 == 0 or step == total:
-                console.print(
-                    f"  step {step}/{total}" + (f"  loss {loss:.4f}" if loss is not None else "")
+                def on_progress(step: int, total: int, loss: float | None) -> None:
+                    show(
+                        f"training {arm.value}-SFT",
+                        step,
+                        total,
+                        f"loss {loss:.4f}" if loss is not None else "",
+                    )
+
+                result = train_sft(
+                    loaded,
+                    tokenizer,
+                    examples,
+                    config,
+                    out_dir=out,
+                    on_progress=on_progress,
+                    extra_record={
+                        "arm": arm.value,
+                        "data": str(data),
+                        "base_model": str(model_dir),
+                    },
                 )
-
-        result = train_sft(
-            loaded,
-            tokenizer,
-            examples,
-            config,
-            out_dir=out,
-            on_progress=on_progress,
-            extra_record={"arm": arm.value, "data": str(data), "base_model": str(model_dir)},
-        )
+        except KeyboardInterrupt:
+            # The checkpoint is written only when training ends: nothing of this run is kept.
+            console.print(
+                f"interrupted: nothing was saved (the checkpoint is written to {out} only when "
+                f"training ends); rerun the same command to train from the start ({steps} steps)",
+                highlight=False,
+                markup=False,
+            )
+            sys.exit(130)
         write_examples(out / "sft_examples.jsonl", examples)
         console.print(
             f"{arm.value}-SFT: {steps} steps in {result.train_seconds:.0f} s; checkpoint in {out}"

@@ -26,6 +26,32 @@ def verdict_summary(verdicts: dict[str, int]) -> str:
     return ", ".join(f"{kind} {count}" for count, kind in parts) or "-"
 
 
+def machine_line(result: DemoResult) -> str:
+    """Where the timings come from: precision, CPU flags, threads, load and versions."""
+    record = result.record
+    if "machine_at_start" not in record:
+        return ""
+    start, end = record["machine_at_start"], record.get("machine_at_end", {})
+    versions = record.get("versions", {})
+    precision = result.precision
+    load = "/".join(f"{x:g}" for x in start.get("load_average", []))
+    load_end = "/".join(f"{x:g}" for x in end.get("load_average", []))
+    return (
+        f"Machine: {start.get('cpu') or 'unknown CPU'}, PyTorch capability "
+        f"{start.get('capability')}, flags {' '.join(start.get('flags', [])) or '-'}, "
+        f"PyTorch threads {start.get('torch_threads')} of {start.get('physical_cores')} "
+        "physical cores; "
+        f"load average {load} at start, {load_end} at end; training in "
+        f"{precision.get('name')} ({precision.get('reason')}); "
+        + ", ".join(
+            f"{name} {versions[name]}"
+            for name in ("torch", "transformers", "trl")
+            if name in versions
+        )
+        + "."
+    )
+
+
 def demo_markdown(result: DemoResult) -> str:
     lines = [
         "| | accuracy | correct | verdicts (not correct) |",
@@ -46,8 +72,11 @@ def demo_markdown(result: DemoResult) -> str:
         f"context nouns never seen in training. Functions: {functions}.",
         f"Training: {config.sft.max_steps} steps x batch {config.sft.batch_size} per arm "
         f"({trainings}); seed {config.seed}; model `{Path(result.model).name}`.",
-        f"Total wall time: {result.wall_seconds:.0f} s.",
+        f"Total wall time: {result.wall_seconds:.0f} s"
+        + (f" (resumed: kept {', '.join(result.resumed)})." if result.resumed else "."),
     ]
+    if machine_line(result):
+        lines.append(machine_line(result))
     if result.checks:
         lines.append("")
         for check, passed in result.checks.items():

@@ -5,11 +5,16 @@ once with the docs in the prompt (open book) and once without (closed book); the
 base model and both arms on held-out paraphrases without docs, and the open arm with docs too.
 Everything runs in one process (each extra process costs ~5 s of imports and loading), through
 the real rollout backend (`HFLocalBackend`) and the real grader (`Grader`).
+
+With an output folder the demo resumes: each finished table row and training is recorded in
+`demo_state.json` there, and a rerun with the same settings keeps them, runs only what is
+missing (an arm whose rows are not all done is trained again from the base weights).
 """
 
 from __future__ import annotations
 
 import gc
+import json
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -22,13 +27,22 @@ from sebench.data.schema import Task
 from sebench.errors import require
 from sebench.jsonl import write_jsonl
 from sebench.provenance import provenance
-from sebench.training.sft import SFTTrainingConfig, load_model, save_checkpoint, train_sft
+from sebench.training.cpu import machine_report
+from sebench.training.sft import (
+    SFTTrainingConfig,
+    load_model,
+    resolve_precision,
+    save_checkpoint,
+    train_sft,
+)
 from sebench.training.sft_data import build_examples
 from sebench.training.taskgen import DEMO_FUNCTIONS, TaskSet, TaskSetConfig, generate_tasks
 from sebench.training.taskprompts import Arm, distractor_docs, messages
 
 if TYPE_CHECKING:
     from sebench.library.library import Library
+
+STATE_FILE = "demo_state.json"
 
 # The paradox in numbers: what `sebench demo` must show (issue 6).
 CLOSED_MIN = 0.75  # closed-SFT, no docs at test
@@ -92,6 +106,8 @@ class DemoResult:
     config: DemoConfig
     library: dict[str, Any]  # package, origin, the demo functions' names
     model: str
+    precision: dict[str, Any] = field(default_factory=dict)  # `Precision.to_dict()`
+    resumed: tuple[str, ...] = ()  # rows and trainings kept from an interrupted run
     record: dict[str, Any] = field(default_factory=dict)  # provenance
 
     def evaluation(self, key: str) -> Evaluation:
@@ -129,6 +145,8 @@ class DemoResult:
             "paradox_shown": self.paradox_shown,
             "library": self.library,
             "model": self.model,
+            "precision": self.precision,
+            "resumed": list(self.resumed),
             "provenance": self.record,
         }
 
@@ -137,7 +155,8 @@ class DemoResult:
 class Progress:
     """A progress event for the caller (the CLI draws it; library code never prints)."""
 
-    stage: str  # "tasks" | "load" | "train" | "eval" | "done"
+    # "tasks" | "load" | "train" | "eval" | "done"; "note": a line to keep (precision, resuming)
+    stage: str
     message: str
     done: int = 0
     total: int = 0
@@ -242,15 +261,21 @@ def run_demo(
     on_progress: ProgressCallback | None = None,
     grader: Any = None,
 ) -> DemoResult:
-    """Run the whole demo; with `out_dir`, write the tasks, every response with its verdict and
-    the trained checkpoints (if `config.save_models`) there. The report files (JSON, Markdown,
-    chart) are written by `sebench.reports`."""
+    """Run the whole demo; with `out_dir`, write the tasks, every response with its verdict, the
+    resume state and the trained checkpoints (if `config.save_models`) there, and keep what an
+    interrupted run with the same settings finished. The report files (JSON, Markdown, chart)
+    are written by `sebench.reports`."""
     config = config or DemoConfig()
     started = time.perf_counter()
     emit = on_progress or (lambda event: None)
     out = Path(out_dir) if out_dir is not None else None
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
+    machine_start = machine_report()
+    precision = resolve_precision(config.sft)
+    emit(Progress("note", f"training in {precision.name} ({precision.reason})"))
+    if precision.warning:
+        emit(Progress("note", f"warning: {precision.warning}"))
 
     emit(Progress("tasks", "generating tasks"))
     tasks = generate_tasks(
@@ -266,84 +291,171 @@ def run_demo(
         write_jsonl(out / "tasks_train.jsonl", [official_row(t) for t in tasks.train])
         write_jsonl(out / "tasks_test.jsonl", [official_row(t) for t in tasks.test])
 
+    names = library.table.numpy_to_library()
+    library_record = {
+        "package": library.package,
+        "root": str(library.root),
+        "origin": library.meta.get("origin"),
+        "seed": library.meta.get("seed"),
+        "functions": {name: names[name] for name in config.functions},
+        "constructor": library.table.constructor,
+    }
+    state = _DemoState.open(out, config, library_record, str(model_dir), precision.bf16)
+    if state.resumed:
+        emit(Progress("note", f"resuming: keeping {', '.join(state.resumed)} from {out}"))
+
     owns_grader = grader is None
     if owns_grader:
         from sebench.grading.grader import Grader
 
         grader = Grader(library).start()
     try:
-        evaluations, trainings = _run_arms(
-            library, Path(model_dir), tasks, config, grader, out, emit
-        )
+        _run_arms(Path(model_dir), tasks, config, grader, out, emit, state)
     finally:
         if owns_grader:
             grader.close()
 
     order = [key for key, *_ in ROWS]
-    evaluations.sort(key=lambda e: order.index(e.key))
-    names = library.table.numpy_to_library()
+    evaluations = sorted(state.evaluations.values(), key=lambda e: order.index(e.key))
+    trainings = [state.trainings[arm.value] for arm in (Arm.CLOSED, Arm.OPEN)]
     result = DemoResult(
         evaluations=evaluations,
         trainings=trainings,
         wall_seconds=time.perf_counter() - started,
         config=config,
-        library={
-            "package": library.package,
-            "root": str(library.root),
-            "origin": library.meta.get("origin"),
-            "seed": library.meta.get("seed"),
-            "functions": {name: names[name] for name in config.functions},
-            "constructor": library.table.constructor,
-        },
+        library=library_record,
         model=str(model_dir),
+        precision=precision.to_dict(),
+        resumed=state.resumed,
     )
-    result.record = provenance(config, stage="demo", wall_seconds=round(result.wall_seconds, 1))
+    result.record = provenance(
+        config,
+        stage="demo",
+        wall_seconds=round(result.wall_seconds, 1),
+        machine_at_start=machine_start,
+        machine_at_end=machine_report(),
+    )
     emit(Progress("done", f"done in {result.wall_seconds:.0f} s"))
     return result
 
 
+class _DemoState:
+    """Finished rows and trainings, saved after each one so that a rerun can skip them."""
+
+    def __init__(self, path: Path | None, settings: dict[str, Any]) -> None:
+        self.path = path
+        self.settings = settings
+        self.evaluations: dict[str, Evaluation] = {}
+        self.trainings: dict[str, TrainingRun] = {}
+        self.resumed: tuple[str, ...] = ()
+
+    @classmethod
+    def open(
+        cls,
+        out: Path | None,
+        config: DemoConfig,
+        library: dict[str, Any],
+        model: str,
+        bf16: bool,
+    ) -> _DemoState:
+        # Everything that changes a row; `save_models` does not.
+        settings = json.loads(
+            json.dumps(
+                {
+                    "config": asdict(config) | {"save_models": None},
+                    "library": library,
+                    "model": model,
+                    "bf16": bf16,
+                }
+            )
+        )
+        state = cls(out / STATE_FILE if out is not None else None, settings)
+        if state.path is None or not state.path.is_file():
+            return state
+        try:
+            saved = json.loads(state.path.read_text())
+        except (OSError, ValueError):
+            return state  # a damaged state file: start over
+        if saved.get("settings") != settings:
+            return state
+        for row in saved.get("evaluations", []):
+            row["per_function"] = {k: tuple(v) for k, v in row["per_function"].items()}
+            state.evaluations[row["key"]] = Evaluation(**row)
+        for row in saved.get("trainings", []):
+            row["losses"] = tuple(row["losses"])
+            state.trainings[row["arm"]] = TrainingRun(**row)
+        # An arm with rows missing is trained again: its kept training would not be used.
+        for arm in (Arm.CLOSED, Arm.OPEN):
+            if not state.arm_done(arm):
+                state.trainings.pop(arm.value, None)
+        state.resumed = tuple(state.evaluations) + tuple(
+            f"{arm}-SFT training" for arm in state.trainings
+        )
+        return state
+
+    def arm_done(self, arm: Arm) -> bool:
+        keys = [key for key, _, model, _ in ROWS if model == f"{arm.value}-SFT"]
+        return arm.value in self.trainings and all(key in self.evaluations for key in keys)
+
+    def save(self) -> None:
+        if self.path is None:
+            return
+        record = {
+            "settings": self.settings,
+            "evaluations": [asdict(e) for e in self.evaluations.values()],
+            "trainings": [asdict(t) for t in self.trainings.values()],
+        }
+        partial = self.path.with_name(self.path.name + ".tmp")
+        partial.write_text(json.dumps(record, indent=2) + "\n")
+        partial.replace(self.path)
+
+
 def _run_arms(
-    library: Library,
     model_dir: Path,
     tasks: TaskSet,
     config: DemoConfig,
     grader: Any,
     out: Path | None,
     emit: ProgressCallback,
-) -> tuple[list[Evaluation], list[TrainingRun]]:
+    state: _DemoState,
+) -> None:
     torch = require("torch", "train")
     torch.manual_seed(config.seed)
-    evaluations: list[Evaluation] = []
-    trainings: list[TrainingRun] = []
 
     def run_eval(model: Any, tokenizer: Any, key: str, arm: Arm) -> None:
         _, label, model_label, _ = next(row for row in ROWS if row[0] == key)
-        evaluations.append(
-            evaluate(
-                model,
-                tokenizer,
-                tasks.test,
-                arm,
-                grader,
-                key=key,
-                label=label,
-                model_label=model_label,
-                max_new_tokens=config.max_new_tokens,
-                batch_size=config.eval_batch_size,
-                distractors=config.distractors,
-                responses_path=out / f"responses_{key}.jsonl" if out is not None else None,
-                on_progress=emit,
-            )
+        state.evaluations[key] = evaluate(
+            model,
+            tokenizer,
+            tasks.test,
+            arm,
+            grader,
+            key=key,
+            label=label,
+            model_label=model_label,
+            max_new_tokens=config.max_new_tokens,
+            batch_size=config.eval_batch_size,
+            distractors=config.distractors,
+            responses_path=out / f"responses_{key}.jsonl" if out is not None else None,
+            on_progress=emit,
         )
+        state.save()
 
-    emit(Progress("load", f"loading {model_dir.name}"))
-    model, tokenizer = load_model(model_dir)
-    run_eval(model, tokenizer, "base", Arm.CLOSED)
-    # Closed first: it is the faster arm, and the base weights are reloaded for each arm (0.5 s)
-    # so that both start from the same point.
+    loaded = None  # base weights not yet trained on
+    if "base" not in state.evaluations:
+        emit(Progress("load", f"loading {model_dir.name}"))
+        loaded = load_model(model_dir)
+        run_eval(*loaded, "base", Arm.CLOSED)
+    # Closed first: it is the faster arm. Each arm starts from freshly loaded base weights
+    # (0.5 s), so that both start from the same point and a skipped arm changes nothing.
     for arm in (Arm.CLOSED, Arm.OPEN):
-        if arm is not Arm.CLOSED:
-            model, tokenizer = load_model(model_dir)
+        if state.arm_done(arm):
+            continue
+        if loaded is None:
+            emit(Progress("load", f"loading {model_dir.name}"))
+            loaded = load_model(model_dir)
+        model, tokenizer = loaded
+        loaded = None
         examples = build_examples(tasks.train, arm, distractors=config.distractors)
         label = f"{arm.value}-SFT"
 
@@ -360,18 +472,17 @@ def _run_arms(
             extra_record={"arm": arm.value, "demo_seed": config.seed},
         )
         losses = tuple(trained.losses)
-        trainings.append(
-            TrainingRun(
-                arm=arm.value,
-                seconds=round(trained.train_seconds, 1),
-                steps=config.sft.max_steps,
-                examples=config.sft.max_steps * config.sft.batch_size,
-                trainable_parameters=trained.trainable_parameters,
-                first_loss=round(sum(losses[:10]) / len(losses[:10]), 4) if losses else None,
-                final_loss=round(losses[-1], 5) if losses else None,
-                losses=losses,
-            )
+        state.trainings[arm.value] = TrainingRun(
+            arm=arm.value,
+            seconds=round(trained.train_seconds, 1),
+            steps=config.sft.max_steps,
+            examples=config.sft.max_steps * config.sft.batch_size,
+            trainable_parameters=trained.trainable_parameters,
+            first_loss=round(sum(losses[:10]) / len(losses[:10]), 4) if losses else None,
+            final_loss=round(losses[-1], 5) if losses else None,
+            losses=losses,
         )
+        state.save()
         if out is not None and config.save_models:
             save_checkpoint(trained, out / f"model_{arm.value}")
         run_eval(trained.model, tokenizer, f"{arm.value}_no_docs", Arm.CLOSED)
@@ -379,4 +490,3 @@ def _run_arms(
             run_eval(trained.model, tokenizer, "open_docs", Arm.OPEN)
         del model, trained
         gc.collect()
-    return evaluations, trainings

@@ -19,6 +19,8 @@ from typing import Any
 
 from sebench.errors import SebenchError, require
 from sebench.provenance import provenance
+from sebench.training.cpu import machine_report
+from sebench.training.precision import Precision, decide_precision
 from sebench.training.quiet import quiet_progress, remove_printing_callbacks
 from sebench.training.sft_data import SFTExample
 
@@ -45,9 +47,10 @@ class SFTTrainingConfig:
     max_grad_norm: float = 1.0  # transformers default
     max_length: int = 1024  # TRL default; the demo's examples are ~100-200 tokens
     seed: int = 0
-    bf16: bool = (
-        True  # CPU: bf16 autocast, 1.3x faster on the 2-core CPU; GPU: bf16 mixed precision
-    )
+    # None: decide from the hardware (`sebench.training.precision`): bf16 autocast only where the
+    # CPU multiplies bf16 natively (AVX-512 BF16, AMX), where it was 1.3x faster than fp32; on an
+    # AVX2-only CPU it is emulated and 30x slower. GPU: bf16 mixed precision where supported.
+    bf16: bool | None = None
     # Fraction of the decoder layers, from the bottom, frozen (a fraction, so that any `--model`
     # works): 10 of SmolLM2's 30. The laptop recipe froze 15, which is faster (backward stops
     # halfway) but left max and min confused on held-out phrasing in 2 of 3 seeds.
@@ -68,6 +71,20 @@ class SFTTrainingConfig:
     gradient_checkpointing: bool = False  # GPU memory option; slower
     logging_steps: int = 1
 
+    def __post_init__(self) -> None:
+        for name in ("max_steps", "batch_size", "gradient_accumulation_steps"):
+            if getattr(self, name) < 1:
+                raise SebenchError(
+                    f"{name} must be at least 1 (got {getattr(self, name)}): nothing would be "
+                    "trained"
+                )
+        if self.learning_rate <= 0:
+            raise SebenchError(f"learning rate must be positive (got {self.learning_rate})")
+        if not 0 <= self.freeze_fraction <= 1:
+            raise SebenchError(
+                f"freeze fraction must be between 0 and 1 (got {self.freeze_fraction})"
+            )
+
 
 @dataclass
 class SFTResult:
@@ -79,6 +96,7 @@ class SFTResult:
     train_seconds: float
     trainable_parameters: int
     total_parameters: int
+    precision: Precision | None = None
     out_dir: Path | None = None
     record: dict[str, Any] = field(default_factory=dict)
 
@@ -146,7 +164,16 @@ def _apply_lora(model: Any, config: SFTTrainingConfig) -> Any:
     return peft.get_peft_model(model, lora)
 
 
-def _trl_args(config: SFTTrainingConfig, output_dir: str) -> Any:
+def resolve_precision(config: SFTTrainingConfig) -> Precision:
+    """The precision `config` trains in on this machine (`config.bf16` None: the hardware's)."""
+    torch = require("torch", "train")
+    on_gpu = torch.cuda.is_available()
+    return decide_precision(
+        config.bf16, on_gpu=on_gpu, gpu_bf16=on_gpu and torch.cuda.is_bf16_supported()
+    )
+
+
+def _trl_args(config: SFTTrainingConfig, output_dir: str, bf16: bool) -> Any:
     torch = require("torch", "train")
     trl = require("trl", "train")
     on_gpu = torch.cuda.is_available()
@@ -176,7 +203,7 @@ def _trl_args(config: SFTTrainingConfig, output_dir: str) -> Any:
         max_length=config.max_length,
         seed=config.seed,
         data_seed=config.seed,
-        bf16=config.bf16,
+        bf16=bf16,
         use_cpu=not on_gpu,
         completion_only_loss=True,  # loss on the response tokens only
         logging_steps=config.logging_steps,
@@ -201,14 +228,17 @@ def _answer_only_trainer(trl: Any, torch: Any) -> Any:
     class AnswerOnlySFTTrainer(trl.SFTTrainer):
         def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):  # noqa: ANN001
             backbone = getattr(model, model.base_model_prefix)
-            hidden = backbone(
-                input_ids=inputs["input_ids"],
-                attention_mask=inputs.get("attention_mask"),
-                use_cache=False,
-            ).last_hidden_state
             labels = inputs["labels"][:, 1:]
             mask = labels != -100
-            logits = model.get_output_embeddings()(hidden[:, :-1][mask])
+            # accelerate puts bf16 autocast around `model.forward` only, which this path does
+            # not call: without this block `bf16=True` changed nothing (same losses and times).
+            with self.accelerator.autocast():
+                hidden = backbone(
+                    input_ids=inputs["input_ids"],
+                    attention_mask=inputs.get("attention_mask"),
+                    use_cache=False,
+                ).last_hidden_state
+                logits = model.get_output_embeddings()(hidden[:, :-1][mask])
             total = torch.nn.functional.cross_entropy(logits.float(), labels[mask], reduction="sum")
             count = num_items_in_batch if num_items_in_batch is not None else mask.sum()
             loss = total / torch.as_tensor(count, device=total.device).clamp(min=1)
@@ -247,8 +277,10 @@ def build_trainer(
     config: SFTTrainingConfig,
     output_dir: str,
     callbacks: Sequence[Any] = (),
+    precision: Precision | None = None,
 ) -> Any:
-    """A TRL `SFTTrainer` over `examples` with `config` applied (freezing, LoRA); not yet run."""
+    """A TRL `SFTTrainer` over `examples` with `config` applied (freezing, LoRA, precision:
+    `resolve_precision(config)` unless given); not yet run."""
     transformers = require("transformers", "train")
     trl = require("trl", "train")
     datasets = require("datasets", "train")
@@ -267,7 +299,7 @@ def build_trainer(
     with quiet_progress():
         trainer = trainer_class(
             model=model,
-            args=_trl_args(config, output_dir),
+            args=_trl_args(config, output_dir, (precision or resolve_precision(config)).bf16),
             train_dataset=dataset,
             processing_class=tokenizer,
             callbacks=list(callbacks),
@@ -305,9 +337,16 @@ def train_sft(
                 if on_progress is not None:
                     on_progress(state.global_step, config.max_steps, float(logs["loss"]))
 
+    precision = resolve_precision(config)
     with tempfile.TemporaryDirectory(prefix="sebench-sft-") as scratch:
         trainer = build_trainer(
-            model, tokenizer, examples, config, scratch, callbacks=[_Progress()]
+            model,
+            tokenizer,
+            examples,
+            config,
+            scratch,
+            callbacks=[_Progress()],
+            precision=precision,
         )
         trainable = sum(p.numel() for p in trainer.model.parameters() if p.requires_grad)
         total = sum(p.numel() for p in trainer.model.parameters())
@@ -332,11 +371,14 @@ def train_sft(
         trainable_parameters=trainable,
         total_parameters=total,
         losses=[round(x, 5) for x in losses],
+        precision=precision.to_dict(),
+        machine=machine_report(),
         **(extra_record or {}),
     )
     result = SFTResult(
         model=model,
         tokenizer=tokenizer,
+        precision=precision,
         losses=losses,
         train_seconds=seconds,
         trainable_parameters=trainable,
