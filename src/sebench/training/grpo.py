@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
@@ -324,7 +325,9 @@ def build_trainer(
     torch = require("torch", "train")
     answer_only = not torch.cuda.is_available() and _plain_lm_head(model)
     trainer_class = _trainer_class(trl, torch, answer_only)
-    with quiet_progress():
+    with quiet_progress(), warnings.catch_warnings():
+        # TRL warns that `rollout_func` is experimental: known, and checked by our tests.
+        warnings.filterwarnings("ignore", message="You are using 'rollout_func'")
         trainer = trainer_class(
             model=model,
             reward_funcs=[reward],
@@ -452,8 +455,9 @@ def train_grpo(
 
     trained = trainer.accelerator.unwrap_model(trainer.model, keep_fp32_wrapper=False)
     trained.config.use_cache = True  # the Trainer turns it off; generation needs it
-    trained.save_pretrained(out)
-    tokenizer.save_pretrained(out)
+    with quiet_progress():
+        trained.save_pretrained(out)
+        tokenizer.save_pretrained(out)
     record = provenance(
         replace(settings, updates_per_batch=settings.updates_for(mode)),
         stage="grpo",
