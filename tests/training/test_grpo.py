@@ -164,6 +164,26 @@ def test_completion_only_log_probs_equal_trls_own(tiny_model, tasks, seeded_lib,
     assert torch.allclose(ours[1][valid], theirs[1][valid], atol=1e-4)
 
 
+@pytest.mark.parametrize("drop", [False, True])
+def test_dropping_negative_advantages_leaves_only_the_better_samples(
+    tiny_model, tasks, seeded_lib, tmp_path, drop
+):
+    def alternating(prompts, completions, **_):  # a spread in every group of two
+        return [float(i % 2) for i in range(len(completions))]
+
+    model, tokenizer = load_model(tiny_model)
+    settings = GRPOSettings(**{**TINY.__dict__, "drop_negative_advantages": drop})
+    trainer = build_trainer(
+        model, tokenizer, tasks[:2], seeded_lib, alternating, settings, RLMode.OPEN, str(tmp_path)
+    )
+    rows = [trainer.train_dataset[i] for i in range(2)]
+    advantages = trainer._generate_and_score_completions([r for r in rows for _ in range(2)])[
+        "advantages"
+    ]
+    assert (advantages > 0).sum() == 2
+    assert (advantages < 0).sum() == (0 if drop else 2)
+
+
 class _FlakyGrader:
     """The real grader behind a sandbox that fails `failures` times for each response."""
 

@@ -15,6 +15,11 @@ from sebench.training.grpo import NO_CLIP, GRPOSettings
 DEFAULT = GRPOSettings()
 
 
+class VLLMOption(StrEnum):
+    COLOCATE = "colocate"
+    SERVER = "server"
+
+
 class RLModeOption(StrEnum):
     OPEN = "open"
     CLOSED = "closed"
@@ -83,6 +88,10 @@ def register(train: typer.Typer) -> None:
             int, typer.Option(help="Checkpoint every N steps (resume point).")
         ] = DEFAULT.save_steps,
         bf16: Annotated[bool, typer.Option(help="bf16 (GPU).")] = DEFAULT.bf16,
+        vllm: Annotated[
+            VLLMOption | None,
+            typer.Option(help="Generate with vLLM (GPU): colocate, or server (`trl vllm-serve`)."),
+        ] = None,
         workers: Annotated[
             int, typer.Option(help="Grader sandbox workers (0: one per CPU core).")
         ] = 0,
@@ -94,6 +103,12 @@ def register(train: typer.Typer) -> None:
         library_seed: Annotated[
             int, typer.Option(help="Seed of the fresh library used otherwise.")
         ] = 0,
+        dry_run: Annotated[
+            bool,
+            typer.Option(
+                "--dry-run", help="Print the resolved settings and TRL config; train nothing."
+            ),
+        ] = False,
     ) -> None:
         """GRPO on TRL's GRPOTrainer; the reward is the grader's verdict (1 correct, else 0).
 
@@ -105,12 +120,10 @@ def register(train: typer.Typer) -> None:
         from sebench.grading.grader import Grader
         from sebench.grading.sandbox import SandboxConfig
         from sebench.rollout.smollm import default_model_dir
-        from sebench.training.grpo import RLMode, train_grpo
+        from sebench.training.grpo import RLMode, grpo_config, resolved, train_grpo
         from sebench.training.sft import RUN_FILE as SFT_RUN_FILE
 
         console = Console()
-        tasks = load_file(data, "train")
-        library = resolve_demo_library(lib, api_doc, library_seed)
         settings = GRPOSettings(
             learning_rate=lr,
             prompts_per_step=prompts_per_step,
@@ -128,7 +141,25 @@ def register(train: typer.Typer) -> None:
             seed=seed,
             bf16=bf16,
             save_steps=save_steps,
+            use_vllm=vllm is not None,
+            vllm_mode=vllm.value if vllm is not None else DEFAULT.vllm_mode,
         )
+        if dry_run:
+            # Build TRL's config too: it checks the batch arithmetic and the vLLM options.
+            config = grpo_config(settings, RLMode(mode.value), str(out / "checkpoints"))
+            trl_view = {
+                k: getattr(config, k)
+                for k in ("generation_batch_size", "gradient_accumulation_steps", "num_iterations")
+            }
+            resolved_view = {
+                "mode": mode.value,
+                **resolved(settings, RLMode(mode.value)),
+                **trl_view,
+            }
+            console.print_json(json.dumps(resolved_view))
+            return
+        tasks = load_file(data, "train")
+        library = resolve_demo_library(lib, api_doc, library_seed)
         start = init or model or default_model_dir()
         extra = {"data": str(data), "base_model": str(model or default_model_dir())}
         sft_record = Path(start) / SFT_RUN_FILE

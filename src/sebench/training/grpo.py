@@ -253,8 +253,16 @@ def grpo_config(settings: GRPOSettings, mode: RLMode, output_dir: str) -> Any:
     torch = require("torch", "train")
     trl = require("trl", "train")
     settings.check()
-    accumulation = settings.prompts_per_step * settings.generations_per_prompt
-    accumulation //= settings.micro_batch_size
+    accelerate = require("accelerate", "train")
+    # Under `accelerate launch` each process takes its share of the step's completions.
+    processes = accelerate.PartialState().num_processes
+    completions = settings.prompts_per_step * settings.generations_per_prompt
+    if completions % (settings.micro_batch_size * processes):
+        raise SebenchError(
+            f"micro batch {settings.micro_batch_size} x {processes} processes does not divide "
+            f"the {completions} completions of a step"
+        )
+    accumulation = completions // (settings.micro_batch_size * processes)
     # transformers 5 renamed gradient checkpointing (the old name warns); older ones know only it.
     checkpointing = (
         "activation_checkpointing"
@@ -281,6 +289,10 @@ def grpo_config(settings: GRPOSettings, mode: RLMode, output_dir: str) -> Any:
         temperature=settings.temperature,
         top_p=1.0,
         top_k=0,
+        # The Trainer turns the model's `use_cache` off for training, and TRL's generation config
+        # leaves it unset, so transformers' generate recomputed the whole open-book prefix for
+        # every new token: SmolLM2, 4 completions of 48 tokens, 2.4 s per token on this CPU.
+        generation_kwargs={"use_cache": True},
         loss_type=settings.loss_type,
         scale_rewards=settings.scale_rewards,
         max_completion_length=settings.max_completion_length,
@@ -307,7 +319,7 @@ def build_trainer(
     tokenizer: Any,
     tasks: Sequence[Task],
     library: Any,
-    reward: SebenchReward,
+    reward: Callable[..., list[float | None]],  # usually a SebenchReward
     settings: GRPOSettings,
     mode: RLMode,
     output_dir: str,
@@ -459,7 +471,7 @@ def train_grpo(
         trained.save_pretrained(out)
         tokenizer.save_pretrained(out)
     record = provenance(
-        replace(settings, updates_per_batch=settings.updates_for(mode)),
+        resolved(settings, mode),
         stage="grpo",
         mode=mode.value,
         init=str(model_dir),
@@ -474,6 +486,11 @@ def train_grpo(
     return GRPOResult(
         out_dir=out, steps=logger.steps, train_seconds=seconds, resumed_from=resume, record=record
     )
+
+
+def resolved(settings: GRPOSettings, mode: RLMode) -> dict[str, Any]:
+    """The settings as saved: the mode's default number of updates per batch filled in."""
+    return asdict(replace(settings, updates_per_batch=settings.updates_for(mode)))
 
 
 def settings_from_dict(values: dict[str, Any]) -> GRPOSettings:
