@@ -185,7 +185,7 @@ def register(train: typer.Typer) -> None:
             )
         resumed = f" (resumed from {result.resumed_from})" if result.resumed_from else ""
         console.print(
-            f"{mode.value}-RL: {len(result.steps)} steps in {result.train_seconds:.0f} s{resumed}; "
+            f"{mode.value}-RL: {len(result.steps)} step(s) in {result.train_seconds:.0f} s{resumed}; "
             f"model in {out}, log in {out / 'grpo_log.jsonl'}"
         )
 
