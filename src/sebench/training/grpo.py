@@ -95,15 +95,8 @@ class GRPOSettings:
         return 2 if mode is RLMode.OPEN else 1  # official Open-RL / Closed-RL scripts
 
     def check(self) -> None:
-        completions = self.prompts_per_step * self.generations_per_prompt
         if self.generations_per_prompt < 2:
             raise SebenchError("GRPO needs at least 2 generations per prompt (a group)")
-        if completions % self.micro_batch_size:
-            raise SebenchError(
-                f"micro batch {self.micro_batch_size} does not divide the "
-                f"{completions} completions of a step ({self.prompts_per_step} prompts x "
-                f"{self.generations_per_prompt} generations)"
-            )
 
 
 @dataclass(frozen=True)
