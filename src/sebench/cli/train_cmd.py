@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from sebench.cli.train_grpo_cmd import register as register_grpo
 from sebench.training.sft import SFTTrainingConfig
 
 # The defaults shown in --help are the config dataclass's own (one source of truth).
@@ -23,7 +24,7 @@ class ArmOption(StrEnum):
 
 def register(app: typer.Typer) -> None:
     train = typer.Typer(
-        help="Fine-tune a local model on library tasks (SFT).", no_args_is_help=True
+        help="Fine-tune a local model on library tasks (SFT, GRPO).", no_args_is_help=True
     )
     app.add_typer(train, name="train")
 
@@ -202,3 +203,5 @@ def register(app: typer.Typer) -> None:
         console.print(
             f"{arm.value}-SFT: {steps} steps in {result.train_seconds:.0f} s; checkpoint in {out}"
         )
+
+    register_grpo(train)
