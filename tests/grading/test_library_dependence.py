@@ -174,3 +174,24 @@ def test_the_translated_references_of_the_dev_set_stay_correct(grader, dev_tasks
     refused_by_rule = [task.task_id for task, v in verdicts if v.rule == RULE]
     assert refused_by_rule == []
     assert sum(v.kind is VerdictKind.CORRECT for _, v in verdicts) >= 56
+
+
+def test_noise_below_the_tolerance_does_not_make_a_cheat_depend_on_the_library(
+    seeded_grader, seeded_library, demo_tasks
+):
+    """Two runs of the same program may print different text (random noise, smaller than the
+    tolerance): the perturbed run must change the ANSWER, i.e. no longer match what is
+    expected, not merely print something else."""
+    n = names_of(seeded_library)
+    scalar = [t for t in demo_tasks if all(_is_number(text) for text in t.expected)]
+    items = []
+    for task in scalar:
+        code = cheat(task, n, "", f"    {n.function}(args)\n", through="float")
+        code = "import random\n" + code.replace(
+            "    return float(", "    return 1e-4 * random.random() + float("
+        )
+        items.append((task, code))
+    verdicts = grade_all(seeded_grader, items)
+    assert len(verdicts) >= 10
+    correct = [task.task_id for task, v in verdicts if v.kind is VerdictKind.CORRECT]
+    assert correct == [], f"{len(correct)} / {len(verdicts)} noisy cheats graded correct"

@@ -9,8 +9,8 @@ it made; then compare in this process against the expected outputs, which never 
 Those are the strict rules (`prepare`, `judge`). The official rules (`official_rules.py`) decide
 the official category of every verdict, reusing the same sandbox run when both rules run the same
 program; under `Rules.OFFICIAL` they decide the verdict itself and the strict stages are skipped.
-A correct answer is run once more with every library result perturbed: if no test case prints
-anything else, the answer does not depend on the library, and the verdict is `no_library`.
+A correct answer is run once more with every library result perturbed: if every test case still
+prints the expected answer, the answer does not depend on the library: `no_library`.
 """
 
 from __future__ import annotations
@@ -259,7 +259,7 @@ class Grader:
             try:
                 verdict = self.judge(task, strict, execution)
                 if verdict.kind is VerdictKind.CORRECT and not strict.numpy_form:
-                    verdict = self.confirm_dependence(strict.job, execution)
+                    verdict = self.confirm_dependence(task, strict.job)
             except Exception as exc:
                 verdict = _infra_error("judging", exc)
         if plan.numpy_form:
@@ -288,31 +288,34 @@ class Grader:
         config = self.sandbox_config
         return config.timeout_s if config is not None else 3.0
 
-    def confirm_dependence(self, job: Job, execution: Execution) -> Verdict:
+    def confirm_dependence(self, task: Task, job: Job) -> Verdict:
         """The rule "the answer depends on the library", for an answer judged correct: run it
         again with every library result perturbed (sandbox/perturbation.py); when every test
-        case prints the same, what it printed did not come from the library.
+        case still prints the expected answer, the answer did not come from the library.
 
         A bare call, an unused result or a call inside `try/except: pass` all count as library
-        use at run time; none of them changes the answer. Only correct answers pay for the
-        second run."""
+        use at run time; none of them changes the answer. The perturbed run is compared with
+        the expected answers (within the tolerance), not with the first run's text: two runs of
+        one program may print different text (random noise below the tolerance) and the same
+        answer. Only correct answers pay for the second run."""
         rerun = self.execute(dataclasses.replace(job, perturbed=True))
         if rerun.status is ExecStatus.INFRA_ERROR:
             return Verdict(VerdictKind.INFRA_ERROR, detail=_short(f"perturbed run: {rerun.detail}"))
-        unchanged = (
+        still_right = (
             rerun.status is ExecStatus.OK
             and rerun.setup_error is None
-            and len(rerun.cases) == len(execution.cases)
+            and len(rerun.cases) == len(task.expected)
             and all(
-                (a.printed, a.error_type) == (b.printed, b.error_type)
-                for a, b in zip(rerun.cases, execution.cases, strict=True)
+                case.error_type is None and outputs_match(case.printed, expected, self.tolerance)
+                for case, expected in zip(rerun.cases, task.expected, strict=True)
             )
         )
-        if unchanged:
+        if still_right:
             return Verdict(
                 VerdictKind.NO_LIBRARY,
                 rule="answer-independent-of-library",
-                detail="every test case printed the same with every library result perturbed",
+                detail="every test case printed the expected answer with every library result "
+                "perturbed",
             )
         return Verdict(VerdictKind.CORRECT)
 
