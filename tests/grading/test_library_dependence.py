@@ -23,6 +23,7 @@ from sebench.grading.sandbox import Job, SandboxConfig
 from sebench.grading.verdicts import Verdict, VerdictKind
 from sebench.library.library import Library
 from sebench.training.taskgen import TWELVE_FUNCTIONS, TaskSetConfig, generate_tasks
+from tests.conftest import have_official_data
 from tests.grading.conftest import fenced
 
 RULE = "answer-independent-of-library"
@@ -173,7 +174,9 @@ def test_the_translated_references_of_the_dev_set_stay_correct(grader, dev_tasks
     verdicts = grade_all(grader, items)
     refused_by_rule = [task.task_id for task, v in verdicts if v.rule == RULE]
     assert refused_by_rule == []
-    assert sum(v.kind is VerdictKind.CORRECT for _, v in verdicts) >= 56
+    # the official dev set: 56 verified (docs/data.md); the stand-in's references all are
+    floor = 56 if have_official_data() else len(items)
+    assert sum(v.kind is VerdictKind.CORRECT for _, v in verdicts) >= floor
 
 
 def test_noise_below_the_tolerance_does_not_make_a_cheat_depend_on_the_library(
