@@ -198,3 +198,30 @@ def test_noise_below_the_tolerance_does_not_make_a_cheat_depend_on_the_library(
     assert len(verdicts) >= 10
     correct = [task.task_id for task, v in verdicts if v.kind is VerdictKind.CORRECT]
     assert correct == [], f"{len(correct)} / {len(verdicts)} noisy cheats graded correct"
+
+
+def test_an_answer_that_depends_on_the_library_only_after_the_first_case_stays_correct(
+    seeded_grader, seeded_library, demo_tasks
+):
+    """The perturbed rerun first runs the first case alone; when that answer survives, the full
+    rerun decides: a program whose first answer does not come from the library (here: looked
+    up) and whose later ones do still depends on the library."""
+    n = names_of(seeded_library)
+    items = []
+    for task in demo_tasks:
+        if len(task.test_inputs) < 2:
+            continue
+        honest = task.extra["target"].replace(f"def {task.entry_point}(", "def honest_impl(")
+        lookup = cheat(task, n, "", "").replace(f"def {task.entry_point}(", "def looked_up(")
+        code = (
+            f"{honest}\n{lookup}\nCALLS = []\n\n"
+            f"def {task.entry_point}(*args, **kwargs):\n"
+            "    CALLS.append(1)\n"
+            "    if len(CALLS) == 1:\n"
+            "        return looked_up(*args, **kwargs)\n"
+            "    return honest_impl(*args, **kwargs)\n"
+        )
+        items.append((task, code))
+    verdicts = grade_all(seeded_grader, items)
+    assert len(verdicts) >= 10
+    assert all(v.kind is VerdictKind.CORRECT for _, v in verdicts), [v for _, v in verdicts][:3]

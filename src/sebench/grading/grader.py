@@ -297,27 +297,40 @@ class Grader:
         use at run time; none of them changes the answer. The perturbed run is compared with
         the expected answers (within the tolerance), not with the first run's text: two runs of
         one program may print different text (random noise below the tolerance) and the same
-        answer. Only correct answers pay for the second run."""
-        rerun = self.execute(dataclasses.replace(job, perturbed=True))
-        if rerun.status is ExecStatus.INFRA_ERROR:
-            return Verdict(VerdictKind.INFRA_ERROR, detail=_short(f"perturbed run: {rerun.detail}"))
-        still_right = (
+        answer. Only correct answers pay for the second run.
+
+        The first test case runs alone first: up to the end of its call, a run of one case is
+        the same as a run of all (the inputs are read in the zygote, before the program starts;
+        each case's text is read just before its call), so an answer changed there is changed
+        in the full run. Only answers that survive it pay for the full rerun."""
+        inputs = tuple(job.test_inputs)
+        for count in sorted({min(1, len(inputs)), len(inputs)}):
+            rerun = self.execute(
+                dataclasses.replace(job, perturbed=True, test_inputs=inputs[:count])
+            )
+            if rerun.status is ExecStatus.INFRA_ERROR:
+                return Verdict(
+                    VerdictKind.INFRA_ERROR, detail=_short(f"perturbed run: {rerun.detail}")
+                )
+            if not self._still_right(rerun, task.expected[:count]):
+                return Verdict(VerdictKind.CORRECT)
+        return Verdict(
+            VerdictKind.NO_LIBRARY,
+            rule="answer-independent-of-library",
+            detail="every test case printed the expected answer with every library result "
+            "perturbed",
+        )
+
+    def _still_right(self, rerun: Execution, expected: tuple[str, ...] | list[str]) -> bool:
+        return (
             rerun.status is ExecStatus.OK
             and rerun.setup_error is None
-            and len(rerun.cases) == len(task.expected)
+            and len(rerun.cases) == len(expected)
             and all(
-                case.error_type is None and outputs_match(case.printed, expected, self.tolerance)
-                for case, expected in zip(rerun.cases, task.expected, strict=True)
+                case.error_type is None and outputs_match(case.printed, want, self.tolerance)
+                for case, want in zip(rerun.cases, expected, strict=True)
             )
         )
-        if still_right:
-            return Verdict(
-                VerdictKind.NO_LIBRARY,
-                rule="answer-independent-of-library",
-                detail="every test case printed the expected answer with every library result "
-                "perturbed",
-            )
-        return Verdict(VerdictKind.CORRECT)
 
     def execute(self, job: Job, *, numpy_form: bool = False) -> Execution:
         self.start()
