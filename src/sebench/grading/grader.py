@@ -219,28 +219,34 @@ class Grader:
                     yield item, verdict
 
     def _plan(self, task: Task, response: str | None, numpy_form: bool = False) -> _Plan:
-        too_large = self._size_refusal(response or "")
-        if too_large is not None:  # before either stage parses anything
-            return _Plan(self.rules, Prepared(too_large), OfficialPrepared(too_large))
         if numpy_form:
             # The official rules are those of library tasks: a NumPy-form task is graded by
             # the strict stages alone, its official category the one its verdict maps to.
             strict = self._prepare_safely(task, response, numpy_form=True)
             return _Plan(Rules.STRICT, strict, OfficialPrepared(None), numpy_form=True)
-        strict = None if self.rules is Rules.OFFICIAL else self._prepare_safely(task, response)
+        if self.rules is Rules.OFFICIAL:
+            strict, (too_large, _) = None, self._extract_within_limits(response or "")
+        else:
+            strict = self._prepare_safely(task, response)
+            too_large = strict.verdict if _is_too_large(strict.verdict) else None
+        if too_large is not None:  # the official stage would parse it: it is not reached
+            return _Plan(self.rules, strict or Prepared(too_large), OfficialPrepared(too_large))
         try:
             official = official_prepare(task, response, self.table)
         except Exception as exc:  # a grader bug on one response must not end a long run
             official = OfficialPrepared(_infra_error("official static checks", exc))
         return _Plan(self.rules, strict, official)
 
-    def _size_refusal(self, response: str) -> Verdict | None:
+    def _extract_within_limits(self, response: str) -> tuple[Verdict | None, str | None]:
+        """(the size refusal, or None; the extracted code, None when there is no block).
+        Extraction is linear in the response; parsing is what costs, so sizes are checked
+        before it."""
         if len(response) > self.max_response_chars:
-            return _too_large("response", len(response), self.max_response_chars)
-        code = extract_code(response)  # linear in the response; parsing is what costs
+            return _too_large("response", len(response), self.max_response_chars), None
+        code = extract_code(response)
         if code is not None and len(code) > self.max_code_chars:
-            return _too_large("code block", len(code), self.max_code_chars)
-        return None
+            return _too_large("code block", len(code), self.max_code_chars), None
+        return None, code
 
     def _prepare_safely(
         self, task: Task, response: str | None, *, numpy_form: bool = False
@@ -345,11 +351,9 @@ class Grader:
         """The static stage: the size limits, extraction, parsing, the official library check
         and the policy (for a NumPy-form task: without the NumPy import rule and without the
         library-use rule)."""
-        response = response or ""
-        too_large = self._size_refusal(response)
+        too_large, code = self._extract_within_limits(response or "")
         if too_large is not None:
             return Prepared(too_large)
-        code = extract_code(response)
         if code is None:
             return Prepared(Verdict(VerdictKind.NO_CODE, detail="no fenced python block"))
         try:
@@ -461,11 +465,18 @@ def _infra_error(stage: str, exc: Exception) -> Verdict:
     return Verdict(VerdictKind.INFRA_ERROR, detail=_short(f"{stage}: {type(exc).__name__}: {exc}"))
 
 
+_TOO_LARGE = "response-too-large"
+
+
+def _is_too_large(verdict: Verdict | None) -> bool:
+    return verdict is not None and verdict.rule == _TOO_LARGE
+
+
 def _too_large(what: str, size: int, limit: int) -> Verdict:
     # never parsed nor run: officially it would not have finished running (`exe_error`)
     return Verdict(
         VerdictKind.POLICY,
-        rule="response-too-large",
+        rule=_TOO_LARGE,
         detail=f"the {what} has {size} characters, over the limit of {limit}",
     )
 
