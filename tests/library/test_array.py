@@ -194,3 +194,39 @@ def test_import_forms_of_the_submodule_work(zwc: ModuleType) -> None:
     exec("import zwc.rfx as r\nfrom zwc.rfx import quvohe\nfrom zwc import *", namespace)
     assert namespace["r"] is zwc.rfx and namespace["quvohe"] is zwc.rfx.quvohe
     assert "kocito" in namespace and "_runtime" not in namespace
+
+
+@pytest.mark.parametrize("asks", [False, True])
+def test_the_official_trial_runs_only_when_a_hook_asks_for_it(official_library, asks) -> None:
+    """A call with arrays nested in an argument is tried a second time, the official library's
+    way, only for a hook that asks (the grader's): used on its own the library calls NumPy
+    once. `multi_dot` of two arrays is one the official library fails on."""
+    import subprocess
+
+    table = official_library.table
+    multi_dot = table.entry("linalg.multi_dot").name
+    constructor = table.entry("array").name
+    program = f"""
+import sys
+events = []
+def hook(event, args):
+    if event == "sebench.official_trial":
+        events.append("asked")
+        args[0][0] = {asks}
+    elif event == "sebench.official_failure":
+        events.append("failure")
+sys.addaudithook(hook)
+import {table.package} as lib
+A = lib.{constructor}
+product = lib.{table.submodule}.{multi_dot}([A([[1.0, 2.0]]), A([[3.0], [4.0]])])
+print(str(product).replace(chr(10), " "), events)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", program],
+        cwd=official_library.root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert done.stdout.strip() == f"[[11.]] {['asked', 'failure'] if asks else ['asked']}"

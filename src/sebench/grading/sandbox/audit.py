@@ -56,6 +56,7 @@ from typing import Any
 
 LIBRARY_CALL = "sebench.library_call"  # the event `_runtime.call` raises (it names it itself)
 OFFICIAL_FAILURE = "sebench.official_failure"  # `_runtime.official_failure`'s
+OFFICIAL_TRIAL = "sebench.official_trial"  # `_runtime.official_trial_wanted`'s
 
 REFUSED_EVENTS = frozenset(
     (
@@ -108,7 +109,7 @@ def install(
     # Everything the hook uses is bound here: the code may rebind this module's globals or any
     # builtin, never these locals.
     event_name, refused_events, frame_attributes = LIBRARY_CALL, REFUSED_EVENTS, FRAME_ATTRIBUTES
-    failure_name = OFFICIAL_FAILURE
+    failure_name, trial_name = OFFICIAL_FAILURE, OFFICIAL_TRIAL
     runtime_error, value_error, getattr_, fsdecode = RuntimeError, ValueError, getattr, os.fsdecode
     permission_error = PermissionError
     names_proc = _names_proc
@@ -180,6 +181,13 @@ def install(
             return
         if event == failure_name:
             official_failure()
+            return
+        if event == trial_name:
+            # the library asks whether to try a call the official way: always, in a run. The
+            # program may raise this event itself: answering it changes nothing it can use.
+            asked = args[0] if len_(args) == 1 else None
+            if type_(asked) is list_ and len_(asked) == 1:
+                asked[0] = True
             return
         if not refuse_introspection:
             return

@@ -72,13 +72,14 @@ def _isolated(function, name):
     return fresh
 
 
-def build(np, package, call, official_failure):
+def build(np, package, call, official_failure, official_trial_wanted):
     """(ZWCArray, make_function) for the package `package`.
 
     `call(target, is_constructor, args, kwargs)` (`_runtime.call`) makes every library function
     call: the grader's audit hook counts it there, and perturbs its result in a perturbed run.
     `official_failure(what)` (`_runtime.official_failure`) reports, and only reports, a place
-    where the official library would have raised (see "The official library's failures" below).
+    where the official library would have raised (see "The official library's failures" below);
+    `official_trial_wanted()` (`_runtime.official_trial_wanted`) says whether anyone listens.
     """
     ndarray = np.ndarray
     generic = np.generic
@@ -743,9 +744,12 @@ def build(np, package, call, official_failure):
     def _as_official(positional, keywords):
         """The arguments as the official library passes them (copies: the trial must change
         nothing), or None when that is what NumPy gets here anyway (no array nested in an
-        argument) or when the trial cannot run (a callback: user code runs once)."""
+        argument), when nobody asks for the trial (outside the grader) or when it cannot run (a
+        callback: user code runs once)."""
         values = [*positional, *keywords.values()]
         if not any(_holds_array(v) for v in values if type(v) in (list, tuple, dict)):
+            return None
+        if not official_trial_wanted():
             return None
 
         def view(value, nested):

@@ -41,7 +41,9 @@ def _resolve(numpy_name):
 
 def install(name):
     package = sys.modules[name]
-    zwc_array, make_function = _array.build(numpy, name, _runtime.call, _runtime.official_failure)
+    zwc_array, make_function = _array.build(
+        numpy, name, _runtime.call, _runtime.official_failure, _runtime.official_trial_wanted
+    )
     sub_name = f"{name}.{_table.SUBMODULE}"
     sub = _package.Package(sub_name, f"The linear algebra functions of `{name}`.")
     sub.__spec__ = ModuleSpec(sub_name, None)

@@ -1,5 +1,6 @@
 """The one place every library function call passes (trusted code only): `call`; and where the
-library reports what the official library would have failed on: `official_failure`.
+library reports what the official library would have failed on: `official_failure` (when a hook
+asks for that trial: `official_trial_wanted`).
 
 Each call is announced as an audit event (`sys.audit`) before it runs. Used on its own, the
 package has no hook for it, and announcing costs next to nothing and changes nothing. The
@@ -13,6 +14,7 @@ from sys import audit as _audit
 
 EVENT = "sebench.library_call"
 OFFICIAL_FAILURE = "sebench.official_failure"
+OFFICIAL_TRIAL = "sebench.official_trial"
 
 
 def call(target, is_constructor, args, kwargs):
@@ -37,4 +39,18 @@ def _failure_reporter(audit, event):
     return official_failure
 
 
+def _trial_asker(audit, event):
+    def official_trial_wanted():
+        """Whether a hook asks the library to try a call the way the official library would
+        make it (a second NumPy call, on copies). The grader's hook does, to report what the
+        official library would have failed on; used on its own, nothing asks, and library
+        calls with arrays nested in their arguments cost one NumPy call, not two."""
+        asked = [False]
+        audit(event, asked)
+        return asked[0] is True
+
+    return official_trial_wanted
+
+
 official_failure = _failure_reporter(_audit, OFFICIAL_FAILURE)
+official_trial_wanted = _trial_asker(_audit, OFFICIAL_TRIAL)
