@@ -6,13 +6,15 @@ import os
 import subprocess
 import sys
 
-from sebench.cli.threads import apply_thread_policy, default_threads
+from sebench.cli.threads import apply_thread_policy
 from sebench.training.cpu import physical_cores
 
 
-def test_threads_are_the_physical_cores_whatever_the_load():
-    assert default_threads(8) == 8
-    assert default_threads(0) == 1  # never zero
+def test_both_pools_get_the_physical_cores_when_the_user_chose_nothing():
+    environ: dict[str, str] = {"PATH": "/bin"}
+    assert apply_thread_policy(environ) == physical_cores() >= 1
+    cores = str(physical_cores())
+    assert environ == {"PATH": "/bin", "OMP_NUM_THREADS": cores, "MKL_NUM_THREADS": cores}
 
 
 def test_a_thread_count_set_by_the_user_is_kept():

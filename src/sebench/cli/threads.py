@@ -22,17 +22,12 @@ from sebench.training.cpu import physical_cores
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
-def default_threads(cores: int) -> int:
-    """The physical cores, at least 1."""
-    return max(1, cores)
-
-
 def apply_thread_policy(environ: MutableMapping[str, str] | None = None) -> int | None:
     """Set the thread variables unless the user did; returns the count set (None: untouched)."""
     environ = os.environ if environ is None else environ
     if any(name in environ for name in THREAD_VARIABLES):
         return None
-    threads = default_threads(physical_cores())
+    threads = physical_cores()  # at least 1: the CPUs this process may run on, at worst
     for name in THREAD_VARIABLES:
         environ[name] = str(threads)
     return threads
