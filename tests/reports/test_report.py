@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import statistics
+from collections import Counter
 from html import unescape
 from pathlib import Path
 
@@ -117,13 +118,25 @@ def test_failure_rows_carry_the_task_the_response_and_the_extracted_code(
     from sebench.data.sources import load
 
     queries = {t.task_id: t.query for t in load("single_test", single_test_dev_path)}
-    rows = failures([load_run(run_dir)])
+    rows, total = failures([load_run(run_dir)])
+    assert len(rows) == total
     assert rows and all(row["verdict"] != "correct" for row in rows)
     hostile = [row for row in rows if row["response"] == HOSTILE]
     assert hostile
     assert "alert(3)" in hostile[0]["code"] and "alert(1)" not in hostile[0]["code"]
     assert hostile[0]["prompt"] == queries[hostile[0]["task"]]
     assert all(row["functions"] for row in rows)
+
+
+def test_capped_failures_keep_an_equal_share_of_every_arm(run_dir, monkeypatch):
+    from sebench.reports import tables
+
+    run = load_run(run_dir)
+    graded = [arm for arm in run.arms if arm.results]
+    monkeypatch.setattr(tables, "MAX_FAILURES", 2 * len(graded))
+    rows, total = failures([run])
+    assert total > len(rows) == 2 * len(graded)
+    assert sorted(Counter(row["arm"] for row in rows).values()) == [2] * len(graded)
 
 
 def test_report_writes_html_markdown_and_the_figures_it_links(report_dir):

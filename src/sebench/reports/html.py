@@ -18,7 +18,7 @@ from typing import Any
 from sebench.reports.plots import DPI
 from sebench.reports.report import Comparison, Report, RunView
 from sebench.reports.runs import Run
-from sebench.reports.tables import Cell
+from sebench.reports.tables import Cell, compare_tables
 
 CSS = """
 :root { --ink:#1f2933; --muted:#6b7785; --line:#e3e7ec; --bg:#f6f8fa; --accent:#3d85c6; }
@@ -373,23 +373,12 @@ def _delta(before: float | None, after: float | None) -> str:
 
 def _comparison_section(index: int, comparison: Comparison) -> str:
     a, b = comparison.before, comparison.after
-    splits = list(dict.fromkeys(a.run.splits() + b.run.splits()))
-    rows_a = {r.regime: r for r in a.table}
-    rows_b = {r.regime: r for r in b.table}
-    regimes = list(dict.fromkeys([r.regime for r in a.table] + [r.regime for r in b.table]))
-    table = []
-    for regime in regimes:
-        for split in splits:
-            ca = rows_a[regime].cells.get(split) if regime in rows_a else None
-            cb = rows_b[regime].cells.get(split) if regime in rows_b else None
-            ma, mb = (ca.mean if ca else None), (cb.mean if cb else None)
-            if ma is None and mb is None:
-                continue
-            table.append(
-                f"<tr><td>{escape(regime)}</td><td>{escape(split)}</td>"
-                f'<td class="num">{_percent(ma)}</td><td class="num">{_percent(mb)}</td>'
-                f"{_delta(ma, mb)}</tr>"
-            )
+    table = [
+        f"<tr><td>{escape(regime)}</td><td>{escape(split)}</td>"
+        f'<td class="num">{_percent(ma)}</td><td class="num">{_percent(mb)}</td>'
+        f"{_delta(ma, mb)}</tr>"
+        for regime, split, ma, mb in compare_tables(a.run, b.run)
+    ]
     changes = []
     for change in comparison.functions:
         changes.append(
@@ -411,9 +400,8 @@ def _comparison_section(index: int, comparison: Comparison) -> str:
 
 
 def _failure_section(report: Report) -> str:
-    from sebench.reports.tables import MAX_FAILURES
-
-    capped = f" (the first {MAX_FAILURES} only)" if len(report.failures) >= MAX_FAILURES else ""
+    shown, total = len(report.failures), report.failures_total
+    capped = f" ({shown} of {total} kept: an equal share per arm)" if shown < total else ""
     return f"""<section id="failures"><h2>Failure browser</h2>
 <p class="note">Every sample that was not correct{capped}: the task, the response, the code the
 grader extracted, the verdict and its evidence. Click a row to open it.</p>

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 
 from sebench.reports.report import FIGURES_DIR, Report, RunView, figure_name
-from sebench.reports.tables import VERDICT_ORDER, Cell
+from sebench.reports.tables import VERDICT_ORDER, Cell, compare_tables
 
 
 def _text(value: object) -> str:
@@ -20,6 +20,10 @@ def _text(value: object) -> str:
 
 def _percent(value: float | None) -> str:
     return "–" if value is None else f"{100 * value:.1f}"
+
+
+def _signed(before: float | None, after: float | None) -> str:
+    return "–" if before is None or after is None else f"{100 * (after - before):+.1f}"
 
 
 def _cell(cell: Cell | None) -> str:
@@ -61,6 +65,8 @@ def _run(index: int, view: RunView) -> list[str]:
         "seeds that finished; ± is the standard deviation over seeds; paper: the recipe's number.",
         "",
     ]
+    if view.figures.get("verdicts") is not None:
+        lines += [f"![Verdict shares]({FIGURES_DIR}/{figure_name(index, 'verdicts')})", ""]
     lines += _verdicts(view.verdicts)
     lines += ["### Which functions were internalized", ""]
     matrix = view.matrix
@@ -74,7 +80,6 @@ def _run(index: int, view: RunView) -> list[str]:
         lines.append("No per-function results.")
     lines.append("")
     for name, title in (
-        ("verdicts", "Verdict shares"),
         ("pass_at_k", "pass@k"),
         ("training", "Training curves"),
     ):
@@ -126,16 +131,30 @@ def render_markdown(report: Report) -> str:
         lines += _run(index, view)
     for comparison in report.comparisons:
         a, b = _text(comparison.before.run.name), _text(comparison.after.run.name)
-        lines += [f"## {a} vs {b}: per function", "", f"| Function | {a} | {b} | Δ |"]
+        lines += [f"## {a} vs {b}", "", f"| Regime | Split | {a} | {b} | Δ |"]
+        lines.append("|---|---|---:|---:|---:|")
+        for regime, split, before, after in compare_tables(
+            comparison.before.run, comparison.after.run
+        ):
+            lines.append(
+                f"| {_text(regime)} | {_text(split)} | {_percent(before)} | {_percent(after)} | "
+                f"{_signed(before, after)} |"
+            )
+        lines += ["", f"| Function | {a} | {b} | Δ |"]
         lines.append("|---|---:|---:|---:|")
         for change in comparison.functions:
-            delta = "–" if change.delta is None else f"{100 * change.delta:+.1f}"
             lines.append(
                 f"| `{_text(change.function)}` | {_percent(change.before)} | "
-                f"{_percent(change.after)} | {delta} |"
+                f"{_percent(change.after)} | {_signed(change.before, change.after)} |"
             )
         lines.append("")
     counts = Counter(row["verdict"] for row in report.failures)
     lines += ["## Failures", ""]
+    if len(report.failures) < report.failures_total:
+        lines += [
+            f"{report.failures_total} in all; the {len(report.failures)} in the page's "
+            "browser, by verdict:",
+            "",
+        ]
     lines += [f"- {_text(k)}: {v}" for k, v in counts.most_common()] or ["None."]
     return "\n".join(lines) + "\n"

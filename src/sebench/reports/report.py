@@ -54,7 +54,8 @@ class Comparison:
 class Report:
     runs: list[RunView]
     comparisons: list[Comparison]  # every later run against the first
-    failures: list[dict[str, Any]]
+    failures: list[dict[str, Any]]  # the failure browser's rows
+    failures_total: int  # failures in all: more than the rows when capped
     created: str
     figures_available: bool  # matplotlib installed
 
@@ -69,13 +70,15 @@ class ReportFiles:
 def build_report(run_dirs: Sequence[str | Path]) -> Report:
     runs = [load_run(d) for d in run_dirs]
     views = [_view(run) for run in runs]
+    rows, total = failures(runs)
     return Report(
         runs=views,
         comparisons=[
             Comparison(views[0], view, compare_functions(views[0].run, view.run))
             for view in views[1:]
         ],
-        failures=failures(runs),
+        failures=rows,
+        failures_total=total,
         created=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         figures_available=plots.available(),
     )

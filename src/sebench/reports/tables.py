@@ -17,7 +17,7 @@ from sebench.grading.verdicts import VerdictKind
 from sebench.reports.runs import BOUNDS, Arm, Run
 
 MAX_FAILURES = 2000  # the browser's rows over all runs: the page must stay quick to open
-MAX_TEXT = 12_000  # characters of a prompt or response kept in the page
+MAX_TEXT = 8_000  # characters of a prompt or response kept in the page
 
 
 @dataclass(frozen=True)
@@ -168,41 +168,63 @@ def compare_functions(before: Run, after: Run) -> list[Change]:
     )
 
 
-def failures(runs: list[Run]) -> list[dict[str, Any]]:
-    """The rows of the failure browser: every graded sample that is not correct (the first
-    MAX_FAILURES), with the task's question, the response and the code the grader extracted."""
+def compare_tables(before: Run, after: Run) -> list[tuple[str, str, float | None, float | None]]:
+    """(regime, split, accuracy before, after) for every cell either run has a number for."""
+    a = {row.regime: row for row in paper_table(before)}
+    b = {row.regime: row for row in paper_table(after)}
+    splits = list(dict.fromkeys(before.splits() + after.splits()))
+    found = []
+    for regime in dict.fromkeys([*a, *b]):
+        for split in splits:
+            cells = [rows[regime].cells.get(split) if regime in rows else None for rows in (a, b)]
+            values = [cell.mean if cell is not None else None for cell in cells]
+            if values != [None, None]:
+                found.append((regime, split, values[0], values[1]))
+    return found
+
+
+def failures(runs: list[Run]) -> tuple[list[dict[str, Any]], int]:
+    """The rows of the failure browser: every graded sample that is not correct, with the task's
+    question, the response and the code the grader extracted. Past MAX_FAILURES in all, each arm
+    keeps an equal share (its first failures), so that every arm can still be browsed. Returns
+    the rows kept and the number of failures in all."""
     from sebench.grading.responses import load_tasks
 
+    arms = [(run, arm) for run in runs for arm in run.arms if arm.results]
+    per_arm = MAX_FAILURES // max(1, len(arms))
     rows: list[dict[str, Any]] = []
+    total = 0
     loaded: dict[tuple[str, ...], dict[str, str]] = {}  # arms graded on the same data share it
-    for run in runs:
-        for arm in run.arms:
-            queries = _queries(arm, load_tasks, loaded)
-            for result in arm.results:
-                if "error" in result or result.get("verdict") == VerdictKind.CORRECT.value:
-                    continue
-                if len(rows) >= MAX_FAILURES:
-                    return rows
-                source = arm.responses.get(result.get("source_line"), {})
-                response = source.get("response")
-                response = response if isinstance(response, str) else None
-                code = extract_code(response) if response else None
-                rows.append(
-                    {
-                        "run": run.name,
-                        "arm": arm.label,
-                        "regime": arm.regime,
-                        "task": str(result.get("task_id")),
-                        "sample": result.get("sample"),
-                        "verdict": str(result.get("verdict")),
-                        "functions": [str(f) for f in result.get("functions") or ()],
-                        "error": _error_text(result),
-                        "prompt": _clip(queries.get(str(result.get("task_id")))),
-                        "response": _clip(response),
-                        "code": _clip(code),
-                    }
-                )
-    return rows
+    for run, arm in arms:
+        queries = _queries(arm, load_tasks, loaded)
+        kept = 0
+        for result in arm.results:
+            if "error" in result or result.get("verdict") == VerdictKind.CORRECT.value:
+                continue
+            total += 1
+            if kept >= per_arm:
+                continue
+            kept += 1
+            source = arm.responses.get(result.get("source_line"), {})
+            response = source.get("response")
+            response = response if isinstance(response, str) else None
+            code = extract_code(response) if response else None
+            rows.append(
+                {
+                    "run": run.name,
+                    "arm": arm.label,
+                    "regime": arm.regime,
+                    "task": str(result.get("task_id")),
+                    "sample": result.get("sample"),
+                    "verdict": str(result.get("verdict")),
+                    "functions": [str(f) for f in result.get("functions") or ()],
+                    "error": _error_text(result),
+                    "prompt": _clip(queries.get(str(result.get("task_id")))),
+                    "response": _clip(response),
+                    "code": _clip(code),
+                }
+            )
+    return rows, total
 
 
 def _queries(
