@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from sebench.data.sources import load
 from sebench.errors import SebenchError
 from sebench.provenance import provenance
 from sebench.reports.report import write_report
@@ -215,3 +216,29 @@ def test_grpo_log_gives_loss_reward_and_zero_spread(run_dir):
     assert log is not None and log.kind == "grpo"
     assert log.steps == list(range(1, 13))
     assert all(v is not None for v in log.loss + log.reward + log.zero_spread)
+
+
+def test_relative_paths_in_the_summary_resolve_against_the_run_folder(
+    tmp_path, monkeypatch, single_test_dev_path, official_library
+):
+    from sebench.grading.runner import EvalConfig, evaluate
+    from sebench.grading.sandbox import SandboxConfig
+
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "dev.jsonl").write_bytes(single_test_dev_path.read_bytes())
+    task_id = load("single_test", single_test_dev_path)[0].task_id
+    (tmp_path / "responses.jsonl").write_text(json.dumps({"task_id": task_id, "response": HOSTILE}))
+    monkeypatch.chdir(tmp_path)  # graded from inside the run folder, with relative paths
+    evaluate(
+        "responses.jsonl",
+        "results.jsonl",
+        "summary.json",
+        library=official_library,
+        config=EvalConfig(sandbox=SandboxConfig(workers=1), data=("single_test=data/dev.jsonl",)),
+    )
+    arm = {"regime": "no-docs", "seed": 0, "split": "single", "train_dir": None}
+    arm |= {"results": "results.jsonl", "summary": "summary.json", "status": "done"}
+    (tmp_path / "manifest.json").write_text(json.dumps({"schema": 1, "arms": [arm]}))
+    monkeypatch.chdir(tmp_path.parent)
+    rows, _ = failures([load_run(tmp_path)])
+    assert rows[0]["response"] == HOSTILE and rows[0]["prompt"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from sebench.errors import SebenchError
@@ -196,7 +197,7 @@ def failures(runs: list[Run]) -> tuple[list[dict[str, Any]], int]:
     total = 0
     loaded: dict[tuple[str, ...], dict[str, str]] = {}  # arms graded on the same data share it
     for run, arm in arms:
-        queries = _queries(arm, load_tasks, loaded)
+        queries = _queries(run.root, arm, load_tasks, loaded)
         kept = 0
         for result in arm.results:
             if "error" in result or result.get("verdict") == VerdictKind.CORRECT.value:
@@ -228,11 +229,12 @@ def failures(runs: list[Run]) -> tuple[list[dict[str, Any]], int]:
 
 
 def _queries(
-    arm: Arm, load_tasks: Any, loaded: dict[tuple[str, ...], dict[str, str]]
+    root: Path, arm: Arm, load_tasks: Any, loaded: dict[tuple[str, ...], dict[str, str]]
 ) -> dict[str, str]:
-    """Task id -> question, from the data the arm was graded with (its summary's provenance)."""
+    """Task id -> question, from the data the arm was graded with (its summary's provenance),
+    each path resolved against the run folder, then as written."""
     data = (((arm.summary or {}).get("provenance") or {}).get("config") or {}).get("data") or []
-    key = tuple(str(d) for d in data)
+    key = tuple(_resolve(root, str(spec)) for spec in data)
     if not arm.results or not key:
         return {}
     if key not in loaded:
@@ -241,6 +243,13 @@ def _queries(
         except (SebenchError, OSError):
             loaded[key] = {}  # the data has moved since grading: the browser shows no prompt
     return loaded[key]
+
+
+def _resolve(root: Path, spec: str) -> str:
+    split, _, location = spec.rpartition("=")  # `SPLIT=PATH` or a bare path
+    if (root / location).exists():
+        location = str(root / location)
+    return f"{split}={location}" if split else location
 
 
 def _error_text(result: dict[str, Any]) -> str:
