@@ -139,6 +139,8 @@ def training_chart(arms: list[Arm]) -> bytes | None:
         for name, title in panels
         if any(any(v is not None for v in getattr(a.training, name)) for a in logged)
     ]
+    from matplotlib.ticker import MaxNLocator
+
     fig, axes = plt.subplots(1, len(panels), figsize=(3.2 * len(panels) + 1.4, 2.8), squeeze=False)
     for ax, (name, title) in zip(axes[0], panels, strict=True):
         for index, arm in enumerate(logged):
@@ -158,6 +160,7 @@ def training_chart(arms: list[Arm]) -> bytes | None:
                 )
         ax.set_title(title, color="#222222", fontsize=11)
         ax.set_xlabel("step", color="#444444")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         _style(ax)
     axes[0][-1].legend(frameon=False, fontsize=9, loc="center left", bbox_to_anchor=(1.02, 0.5))
     return _png(plt, fig)
