@@ -242,3 +242,15 @@ def test_relative_paths_in_the_summary_resolve_against_the_run_folder(
     monkeypatch.chdir(tmp_path.parent)
     rows, _ = failures([load_run(tmp_path)])
     assert rows[0]["response"] == HOSTILE and rows[0]["prompt"]
+
+
+def test_a_run_with_nothing_finished_still_reports_the_papers_numbers(tmp_path):
+    arms = [{"regime": "memory", "seed": s, "split": "single", "status": "pending"} for s in (0, 1)]
+    manifest = {"schema": 1, "name": "fresh", "model": "m", "arms": arms}
+    manifest["expected"] = {"memory": {"single": 47.1, "multiple": 15.5}}
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    files = write_report([tmp_path], tmp_path / "out")
+    markdown = files.markdown.read_text()
+    assert "| memory | pending | 47.1 | – | 15.5 |" in markdown
+    assert "No finished arms." in files.html.read_text()
+    assert files.figures == []
