@@ -19,6 +19,7 @@ from sebench.cli import (
     eval_cmd,
     lib_cmd,
     prompt_cmd,
+    report_cmd,
     rollout_cmd,
     run_cmd,
     tasks_cmd,
@@ -48,6 +49,7 @@ for module in (
     train_cmd,
     demo_cmd,
     doctor_cmd,
+    report_cmd,
 ):
     module.register(app)
 
