@@ -78,6 +78,13 @@ SORT_RANDOM = (
 
 MAX = "import numpy as np\n\ndef solve(values):\n    return float(np.max(np.array(values)))\n"
 
+MULTI_QUERY = "Total of the running sums of the absolute readings in `values`."
+MULTI = (
+    "import numpy as np\n\n"
+    "def solve(values):\n"
+    "    return float(np.sum(np.cumsum(np.abs(np.array(values)))))\n"
+)
+
 GENERATOR_SCRIPT: dict[str, list[str]] = {
     # kept (its claimed outputs, all "0", are wrong and ignored), then a renamed duplicate
     "mean": [answer(MEAN_QUERY, MEAN), answer("Average of `values`, please.", MEAN_RENAMED)],
@@ -97,6 +104,7 @@ QUERIES = {
     "Average of `values`, please.": MEAN_RENAMED,
     MEDIAN_QUERY: MEDIAN,
     MEDIAN_ABS_QUERY: MEDIAN_ABS,
+    MULTI_QUERY: MULTI,
 }
 WRONG_FOR = {("solver-b", MEDIAN_ABS_QUERY)}
 WRONG = "```python\nimport numpy as np\n\ndef solve(values):\n    return -1.0\n```"
@@ -112,6 +120,8 @@ class TaskWriterScript:
 
     def __call__(self, body: dict[str, Any], attempt: int) -> Reply:
         prompt = body["messages"][-1]["content"]
+        if prompt.startswith("You write programming tasks") and "combines all of" in prompt:
+            return Reply(answer(MULTI_QUERY, MULTI))
         if prompt.startswith("You write programming tasks"):
             name = re.search(r"### np\.(\S+)", prompt).group(1)
             with self._lock:

@@ -4,7 +4,8 @@ A generator model writes each task in NumPy form from the NumPy docs of one func
 random set of >= 3 functions (the official `multiple_test` shape). Each answer then passes these
 stages in order; the first one it fails sends it to the rejects file with that stage and reason:
 
-1. `generate`: the request failed or the answer was cut off by the token limit.
+1. `generate`: the answer was cut off by the token limit. (A request that failed for good is no
+   task and no reject: it is counted as failed and retried by the next run.)
 2. `parse`: the answer is not a task (no JSON, no signature, < 5 literal test inputs, ...).
 3. `policy`: the reference imports a module outside NumPy and pure computation (randomness,
    clock, OS, network), uses `np.random` or `id()`/`hash()`, is refused by the grader's own
@@ -32,6 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -61,6 +63,7 @@ from sebench.grading.sandbox.execution import ExecStatus, Execution
 from sebench.grading.validate import response_for
 from sebench.grading.verdicts import VerdictKind
 from sebench.jsonl import JsonlAppender, iter_jsonl, read_completed
+from sebench.library.catalog import CONSTRUCTOR
 from sebench.library.library import Library
 from sebench.prompts.templates import numpy_form
 from sebench.provenance import provenance
@@ -142,6 +145,8 @@ class ModelTasksSummary:
     total: int  # requests planned
     resumed: int  # requests already finished by an earlier run
     kept: int  # kept by this run
+    failed: int  # generator requests that failed for good (not recorded: a rerun retries them)
+    first_error: str | None
     rejected: dict[str, int]  # stage -> rejects by this run
     claimed_wrong: int  # kept tasks where the generator's claimed outputs were wrong
     elapsed_s: float
@@ -222,7 +227,8 @@ def generate_model_tasks(
         if check is not None:
             check()
     start = time.monotonic()
-    counts = {"kept": 0, "claimed_wrong": 0}
+    counts = {"kept": 0, "claimed_wrong": 0, "failed": 0}
+    first_error: str | None = None
     rejected: dict[str, int] = {}
     docs = _numpy_docs(library)
     own_grader = grader is None
@@ -239,9 +245,11 @@ def generate_model_tasks(
                 on_progress(Progress(resumed, len(requests), 0, 0, resumed, 0.0))
             for first in range(0, len(todo), max(1, config.batch)):
                 batch = todo[first : first + max(1, config.batch)]
-                kept, drops = _run_batch(
+                kept, drops, failed = _run_batch(
                     batch, generator, solvers, library, grader, config, docs, kept_prints
                 )
+                counts["failed"] += len(failed)
+                first_error = first_error or next(iter(failed.values()), None)
                 for task in kept:
                     rows.write(official_row(task))
                     counts["kept"] += 1
@@ -252,7 +260,7 @@ def generate_model_tasks(
                 if on_progress is not None:
                     on_progress(
                         Progress(
-                            done=resumed + first + len(batch),
+                            done=resumed + first + len(batch) - counts["failed"],
                             total=len(requests),
                             kept=counts["kept"],
                             rejected=sum(rejected.values()),
@@ -269,6 +277,8 @@ def generate_model_tasks(
         total=len(requests),
         resumed=resumed,
         kept=counts["kept"],
+        failed=counts["failed"],
+        first_error=first_error,
         rejected=rejected,
         claimed_wrong=counts["claimed_wrong"],
         elapsed_s=time.monotonic() - start,
@@ -276,16 +286,30 @@ def generate_model_tasks(
     )
 
 
-def run_provenance(
-    config: ModelTasksConfig, generator: Backend, solvers: Sequence[Backend]
-) -> dict[str, Any]:
-    """What a summary file records about a run."""
-    return provenance(
-        config,
-        generator=GENERATOR,
-        generator_model=generator.model_name,
-        solvers=[solver.model_name for solver in solvers],
-    )
+def write_summary(
+    summary: ModelTasksSummary, generator: Backend, solvers: Sequence[Backend]
+) -> Path:
+    """`<out>.summary.json` next to the tasks: this run's counts, config, models and versions."""
+    path = summary.path.with_name(summary.path.stem + ".summary.json")
+    data = {
+        "tasks": str(summary.path),
+        "rejects": str(summary.rejects_path),
+        "requests": summary.total,
+        "resumed": summary.resumed,
+        "kept": summary.kept,
+        "rejected": summary.rejected,
+        "failed": summary.failed,
+        "claimed_outputs_wrong": summary.claimed_wrong,
+        "elapsed_s": round(summary.elapsed_s, 3),
+        "provenance": provenance(
+            summary.config,
+            generator=GENERATOR,
+            generator_model=generator.model_name,
+            solvers=[solver.model_name for solver in solvers],
+        ),
+    }
+    path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    return path
 
 
 # -- one batch -----------------------------------------------------------------------------
@@ -300,16 +324,27 @@ def _run_batch(
     config: ModelTasksConfig,
     docs: dict[str, str],
     kept_prints: list[Fingerprint],
-) -> tuple[list[Task], list[Reject]]:
-    """The batch's kept tasks (in request order) and rejects; `kept_prints` grows."""
+) -> tuple[list[Task], list[Reject], dict[str, str]]:
+    """The batch's kept tasks (in request order), rejects and failed requests (key -> error);
+    `kept_prints` grows."""
     answers = _ask_generator(batch, generator, config, docs)
     drops: list[Reject] = []
     candidates: list[_Candidate] = []
     known = frozenset(library.table.numpy_to_library())
+    failed = {
+        key: completion.error or "no answer"
+        for key, completion in answers.items()
+        if completion.finish_reason is FinishReason.ERROR
+    }
     for request in batch:
-        outcome = _read(request, answers[request.key], config, known)
+        if request.key in failed:
+            continue
+        outcome = _read(request, answers[request.key], known)
         (drops if isinstance(outcome, Reject) else candidates).append(outcome)
     survivors = []
+    # near-duplicates within the batch count too; a task that then fails consensus takes its
+    # duplicates with it (they would fail the same way), and only kept tasks join `kept_prints`
+    pending: list[Fingerprint] = []
     for candidate, drop in zip(candidates, _execute_all(candidates, grader), strict=True):
         if drop is not None:
             drops.append(drop)
@@ -320,7 +355,7 @@ def _run_batch(
             continue
         assert candidate.task is not None
         own = fingerprint(candidate.task.task_id, candidate.draft.reference, candidate.calls)
-        twin = duplicate_of(own, kept_prints, config.duplicate_distance)
+        twin = duplicate_of(own, kept_prints + pending, config.duplicate_distance)
         if twin is not None:
             drops.append(
                 _reject(
@@ -332,9 +367,10 @@ def _run_batch(
                 )
             )
             continue
-        kept_prints.append(own)
+        pending.append(own)
         survivors.append(candidate)
-    failures = _consensus(survivors, solvers, grader, config)
+    failures, solver_errors = _consensus(survivors, solvers, grader, config)
+    failed |= solver_errors
     kept = []
     for candidate in survivors:
         assert candidate.task is not None
@@ -342,11 +378,16 @@ def _run_batch(
         if failure is not None:
             drops.append(_reject(candidate, Stage.CONSENSUS, "solver-failed", failure))
             continue
+        if candidate.request.key in solver_errors:
+            continue
+        kept_prints.append(
+            fingerprint(candidate.task.task_id, candidate.draft.reference, candidate.calls)
+        )
         extra = {**candidate.task.extra, "solvers": [s.model_name for s in solvers]}
         kept.append(dataclasses.replace(candidate.task, extra=extra))
     order = {request.key: i for i, request in enumerate(batch)}
     drops.sort(key=lambda drop: order[drop.request.key])
-    return kept, drops
+    return kept, drops, failed
 
 
 def _ask_generator(
@@ -373,12 +414,10 @@ def _ask_generator(
 
 
 def _read(
-    request: WriteRequest, completion: Completion, config: ModelTasksConfig, known: frozenset[str]
+    request: WriteRequest, completion: Completion, known: frozenset[str]
 ) -> _Candidate | Reject:
     """Stages 1-3: the answer arrived whole, reads as a task and passes the static checks."""
     text = completion.text
-    if completion.finish_reason is FinishReason.ERROR:
-        return Reject(request, Stage.GENERATE, "request-failed", completion.error or "", text)
     if completion.finish_reason is FinishReason.LENGTH:
         return Reject(request, Stage.GENERATE, "truncated", "cut off by the token limit", text)
     try:
@@ -467,12 +506,14 @@ def _consensus(
     solvers: Sequence[Backend],
     grader: Grader,
     config: ModelTasksConfig,
-) -> dict[str, str]:
-    """Stage 8: request key -> why the first failing solver failed (absent: all passed)."""
+) -> tuple[dict[str, str], dict[str, str]]:
+    """Stage 8: (request key -> why the first failing solver failed, request key -> the error
+    of a solver request that failed for good: no verdict, retried by the next run)."""
     failures: dict[str, str] = {}
+    errors: dict[str, str] = {}
     tasks = {c.request.key: c.task for c in candidates if c.task is not None}
     for solver in solvers:
-        pending = [key for key in tasks if key not in failures]
+        pending = [key for key in tasks if key not in failures and key not in errors]
         if not pending:
             break
         chats = [
@@ -486,15 +527,15 @@ def _consensus(
             for key in pending
         ]
         answers = {c.task_id: c for c in solver.generate(chats, config.solver_sampling)}
-        items = [(tasks[key], answers[key].text, key) for key in pending]
+        for key in pending:
+            if answers[key].finish_reason is FinishReason.ERROR:
+                errors[key] = f"solver {solver.model_name}: {answers[key].error}"
+        items = [(tasks[key], answers[key].text, key) for key in pending if key not in errors]
         for (_, _, key), verdict in grader.grade_many(items, numpy_form=lambda item: True):
             if verdict.kind is not VerdictKind.CORRECT:
-                error = answers[key].error
-                why = f"request failed: {error}" if error else verdict.kind.value
-                if verdict.detail and not error:
-                    why += f" ({verdict.detail})"
+                why = verdict.kind.value + (f" ({verdict.detail})" if verdict.detail else "")
                 failures[key] = f"{solver.model_name}: {why}"[:500]
-    return failures
+    return failures, errors
 
 
 # -- rows and resuming ---------------------------------------------------------------------
@@ -515,7 +556,8 @@ def _task(candidate: _Candidate, expected: tuple[str, ...]) -> Task:
         entry_point=draft.entry_point,
         test_inputs=draft.test_inputs,
         expected=expected,
-        selected_functions=candidate.calls,
+        # the array constructor is how inputs arrive, not what a task is about (as officially)
+        selected_functions=tuple(n for n in candidate.calls if n != CONSTRUCTOR) or candidate.calls,
         numpy_reference=draft.reference,
         example_input=draft.test_inputs[0],
         example_output=expected[0] if expected else None,
