@@ -55,6 +55,13 @@ def test_a_malformed_answer_says_what_is_wrong(change, message) -> None:
         parse_answer(_answer(**change))
 
 
+def test_nan_and_infinity_count_as_literal_inputs() -> None:
+    inputs = [*INPUTS[:5], "x=[[float('nan'), 2], [float('-inf'), 4]], axis=0"]
+    assert parse_answer(_answer(test_inputs=inputs)).test_inputs[-1].startswith("x=[[float")
+    with pytest.raises(Malformed, match="not a Python literal"):
+        parse_answer(_answer(test_inputs=[*INPUTS[:5], "x=[float('1' * 9)], axis=0"]))
+
+
 def test_an_answer_without_json_is_malformed() -> None:
     with pytest.raises(Malformed, match="no JSON object"):
         parse_answer("I cannot write that task.")

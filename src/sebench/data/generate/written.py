@@ -230,7 +230,31 @@ def _check_input(text: str, params: tuple[str, ...]) -> None:
     for keyword in call.keywords:
         if keyword.arg not in params:
             raise Malformed(f"test input names {keyword.arg!r}, not a parameter: {text[:80]!r}")
-        try:
-            ast.literal_eval(keyword.value)
-        except (ValueError, TypeError, SyntaxError, RecursionError):
-            raise Malformed(f"test input is not a Python literal: {text[:80]!r}") from None
+        if not _is_literal(keyword.value):
+            raise Malformed(f"test input is not a Python literal: {text[:80]!r}")
+
+
+def _is_literal(node: ast.expr) -> bool:
+    """A Python literal, or a container of them, where `float('nan')` / `float('inf')` also count
+    (there is no literal for them, and the grader's call runs them as written)."""
+    if isinstance(node, ast.List | ast.Tuple | ast.Set):
+        return all(_is_literal(item) for item in node.elts)
+    if isinstance(node, ast.Dict):
+        return all(k is not None and _is_literal(k) for k in node.keys) and all(
+            _is_literal(v) for v in node.values
+        )
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "float"
+        and len(node.args) == 1
+        and not node.keywords
+        and isinstance(node.args[0], ast.Constant)
+        and str(node.args[0].value).strip().lower().lstrip("+-") in {"nan", "inf", "infinity"}
+    ):
+        return True
+    try:
+        ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, RecursionError):
+        return False
+    return True
