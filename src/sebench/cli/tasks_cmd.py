@@ -199,9 +199,10 @@ def _model_written(
     if kind not in (BackendKind.OPENAI, BackendKind.HF):
         raise SebenchError(f"--backend {kind} cannot write tasks; use openai or hf")
     console = Console(stderr=True, highlight=False)
+    solvers = [_solver(spec, options) for spec in solver_specs]  # bad specs fail before loading
     library = resolve_library(lib, None, api_doc)
     generator = make_backend(kind, options, tasks=[], library=library)
-    solvers = [_solver(spec, options) for spec in solver_specs] or [generator]
+    solvers = solvers or [generator]
     config = ModelTasksConfig(
         functions=_wanted(functions),
         per_function=per_function,
