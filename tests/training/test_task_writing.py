@@ -5,14 +5,20 @@ real grader judges the translations and the solvers."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
+import threading
+import time
 from collections import Counter
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
 
 from sebench.data.rows import task_from_official_row
+from sebench.rollout.backend import ChatRequest, Completion, FinishReason, SamplingConfig
 from sebench.rollout.openai_compat import OpenAICompatBackend, OpenAIConfig
 from sebench.training.task_writing import ModelTasksConfig, generate_model_tasks, plan_requests
 from tests.helpers.chat_server import ChatServer, Reply
@@ -177,6 +183,41 @@ def test_a_failed_generator_request_is_retried_by_the_next_run(
     assert _outcomes(out) == {"median": EXPECTED["median"]}
 
 
+class InProcessBackend:
+    """A rollout `Backend` without HTTP (as a local checkpoint is): the same scripted answers."""
+
+    def __init__(self, name: str, script: TaskWriterScript) -> None:
+        self.name, self.script = name, script
+
+    @property
+    def model_name(self) -> str:
+        return self.name
+
+    def generate(
+        self, requests: Sequence[ChatRequest], sampling: SamplingConfig
+    ) -> Iterator[Completion]:
+        for request in requests:
+            body = {"model": self.name, "messages": list(request.messages)}
+            text = self.script(body, 1).content
+            yield Completion(
+                request.task_id, request.sample, text, FinishReason.STOP, None, None, 0.0,
+                request.seed, request.mode,
+            )  # fmt: skip
+
+    def close(self) -> None:
+        pass
+
+
+def test_any_rollout_backend_can_be_generator_and_solver(tmp_path, seeded_lib, grader) -> None:
+    out = tmp_path / "tasks.jsonl"
+    script = TaskWriterScript()
+    model = InProcessBackend("gen", script)  # self-play: one model writes and solves
+    config = ModelTasksConfig(functions=("median", "cumsum"), per_function=2)
+    summary = generate_model_tasks(model, [model], seeded_lib, out, config, grader=grader)
+    assert summary.kept == 2  # no solver-b here to fail the second median task
+    assert _outcomes(out) == {"median": ["kept", "kept"], "cumsum": EXPECTED["cumsum"]}
+
+
 # -- the command ---------------------------------------------------------------------------
 
 
@@ -208,6 +249,44 @@ def test_the_command_writes_tasks_that_data_check_and_validate_accept(tmp_path, 
     )  # fmt: skip
     assert validated.returncode == 0, validated.stderr
     assert len(json.loads((tmp_path / "v.json").read_text())["task_ids"]) == 2
+
+
+def test_the_command_resumes_after_a_kill(tmp_path, seeded_lib) -> None:
+    out = tmp_path / "written.jsonl"
+    rejects = tmp_path / "written.rejects.jsonl"
+    script, release = TaskWriterScript(), threading.Event()
+
+    def stalls_on_sum(body, attempt) -> Reply:
+        if "### np.sum" in body["messages"][-1]["content"]:
+            release.wait(60)  # the last batch hangs until the command is killed
+        return script(body, attempt)
+
+    def written() -> int:
+        return sum(len(_lines(path)) for path in (out, rejects) if path.exists())
+
+    args = [
+        "tasks", "generate", "--backend", "openai", "--model", "gen",
+        "--solver", "URL=solver-a", "--lib", str(seeded_lib.root), "--batch", "2",
+        "--functions", "mean,median,cumsum,sum", "--per-function", "2", "--out", str(out),
+    ]  # fmt: skip
+    with ChatServer(stalls_on_sum, models=MODELS) as server:
+        args = [a.replace("URL", server.url) for a in args] + ["--base-url", server.url]
+        command = [sys.executable, "-m", "sebench.cli.main", *args]
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 120
+        while written() < 6 and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.2)
+        os.kill(process.pid, signal.SIGKILL)
+        process.communicate()
+        assert written() == 6  # three batches done, the fourth in flight
+        release.set()
+        again = _sebench(*args)
+    assert again.returncode == 0, again.stderr
+    keys = [row["extra"]["request"] for row in _lines(out)]
+    keys += [row["request"] for row in _lines(rejects)]
+    assert sorted(keys) == sorted(
+        f"single:{name}:{i}" for name in ("mean", "median", "cumsum", "sum") for i in (0, 1)
+    )
 
 
 @pytest.mark.parametrize(
