@@ -10,6 +10,17 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from sebench.cli.progress import progress_view
+from sebench.cli.rollout_cmd import (
+    BackendKind,
+    BackendOptions,
+    ConcurrencyOption,
+    RetriesOption,
+    TimeoutOption,
+    make_backend,
+    resolve_library,
+    stop_on_interrupt,
+)
 from sebench.data.generate.programmatic import FrameSplit
 
 tasks_app = typer.Typer(
@@ -54,28 +65,96 @@ def generate(
             help="Query frames and nouns: training ones, held-out test ones, or either.",
         ),
     ] = FrameSplit.TRAIN,
+    backend: Annotated[
+        BackendKind | None,
+        typer.Option(
+            help="Model-written tasks: the generator's backend (openai: a server; hf: a local "
+            "checkpoint)."
+        ),
+    ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option(help="The generator: served model name (openai) or checkpoint (hf)."),
+    ] = None,
+    base_url: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--base-url",
+            help="The generator's OpenAI-compatible server (repeat to spread the load); "
+            "default http://127.0.0.1:8000/v1.",
+        ),
+    ] = None,
+    solver: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--solver",
+            help="A consensus solver as URL=MODEL (repeat; official: 3, all must pass); "
+            "default: the generator itself.",
+        ),
+    ] = None,
+    rejects: Annotated[
+        Path | None,
+        typer.Option(help="Dropped tasks with stage and reason (default: OUT.rejects.jsonl)."),
+    ] = None,
+    batch: Annotated[
+        int, typer.Option(min=1, help="Model-written: requests per batch (a kill loses one).")
+    ] = 16,
+    api_key_env: Annotated[
+        str, typer.Option(help="Environment variable holding the API key.")
+    ] = "OPENAI_API_KEY",
+    concurrency: ConcurrencyOption = 32,
+    timeout: TimeoutOption = 900.0,
+    max_retries: RetriesOption = 6,
 ) -> None:
-    """Write tasks for the library's functions with NumPy references and executed outputs."""
+    """Write tasks for the library's functions with NumPy references and executed outputs.
+
+    `--programmatic`: from built-in input profiles, no model. `--backend openai|hf`: written by
+    a model from the NumPy docs, kept only through the consensus pipeline (docs/tasks.md).
+    """
     from sebench.data.generate.programmatic import GenerateConfig, write_tasks
     from sebench.data.generate.programmatic import generate as run_generate
     from sebench.data.generate.targets import with_targets
     from sebench.errors import SebenchError
 
-    if not programmatic:
-        raise SebenchError("choose a generator: --programmatic (the only one so far)")
+    if programmatic == (backend is not None):
+        raise SebenchError(
+            "choose one generator: --programmatic, or --backend openai|hf --model M (model-written)"
+        )
     if lib is not None and api_doc is not None:
         raise SebenchError("give at most one of --lib DIR and --api-doc FILE")
+    if backend is not None:
+        options = BackendOptions(
+            model=model,
+            base_urls=tuple(base_url or ()),
+            api_key_env=api_key_env,
+            concurrency=concurrency,
+            timeout_s=timeout,
+            max_retries=max_retries,
+            batch_size=8,
+            device=None,
+        )
+        _model_written(
+            out,
+            rejects,
+            backend,
+            options,
+            tuple(solver or ()),
+            lib,
+            api_doc,
+            functions,
+            per_function,
+            multi,
+            cases,
+            seed,
+            batch,
+        )
+        return
     library = _library(lib, api_doc)
     names = (
         list(library.table.numpy_to_library()) if library is not None else list(_all_functions())
     )
-    wanted = (
-        None
-        if functions.strip() == "all"
-        else tuple(name.strip() for name in functions.split(",") if name.strip())
-    )
     config = GenerateConfig(
-        functions=wanted,
+        functions=_wanted(functions),
         per_function=per_function,
         multi=multi,
         cases=cases,
@@ -97,6 +176,94 @@ def generate(
     console.print(
         f"wrote {len(generated.tasks)} tasks to {paths[0]}; coverage: {paths[1]}, {paths[2]}"
     )
+
+
+def _model_written(
+    out: Path,
+    rejects: Path | None,
+    kind: BackendKind,
+    options: BackendOptions,
+    solver_specs: tuple[str, ...],
+    lib: Path | None,
+    api_doc: Path | None,
+    functions: str,
+    per_function: int,
+    multi: int,
+    cases: int,
+    seed: int,
+    batch: int,
+) -> None:
+    from sebench.errors import SebenchError
+    from sebench.training.task_writing import ModelTasksConfig, generate_model_tasks, write_summary
+
+    if kind not in (BackendKind.OPENAI, BackendKind.HF):
+        raise SebenchError(f"--backend {kind} cannot write tasks; use openai or hf")
+    console = Console(stderr=True, highlight=False)
+    solvers = [_solver(spec, options) for spec in solver_specs]  # bad specs fail before loading
+    library = resolve_library(lib, None, api_doc)
+    generator = make_backend(kind, options, tasks=[], library=library)
+    solvers = solvers or [generator]
+    config = ModelTasksConfig(
+        functions=_wanted(functions),
+        per_function=per_function,
+        multi=multi,
+        cases=cases,
+        seed=seed,
+        batch=batch,
+    )
+    try:
+        with progress_view(console) as view:
+
+            def show(update) -> None:
+                extra = f"{update.kept} kept, {update.rejected} rejected"
+                view("writing tasks", update.done, update.total, extra)
+
+            summary = generate_model_tasks(
+                generator, solvers, library, out, config, rejects=rejects, on_progress=show
+            )
+    except KeyboardInterrupt:
+        stop_on_interrupt(console, out)
+    finally:
+        for engine in {id(e): e for e in (generator, *solvers)}.values():
+            engine.close()
+    summary_path = write_summary(summary, generator, solvers)
+    table = Table(title=f"model-written tasks ({generator.model_name})")
+    table.add_column("stage")
+    table.add_column("rejected", justify="right")
+    for stage, count in summary.rejected.items():
+        table.add_row(stage, str(count))
+    console.print(table)
+    console.print(
+        f"{summary.kept} kept in {summary.path} ({summary.resumed} requests done before), "
+        f"{sum(summary.rejected.values())} rejected in {summary.rejects_path}; "
+        f"summary: {summary_path}"
+    )
+    if summary.failed:
+        console.print(
+            f"[red]{summary.failed} requests failed for good[/] (rerun to retry them); "
+            f"first error: {summary.first_error}"
+        )
+        if summary.failed == summary.total - summary.resumed:
+            raise SebenchError(f"every request failed; first error: {summary.first_error}")
+
+
+def _solver(spec: str, options: BackendOptions):
+    """`URL=MODEL` -> an OpenAI-compatible backend with the generator's connection options."""
+    from sebench.errors import SebenchError
+
+    url, sep, name = spec.rpartition("=")
+    if not sep or not name or not url.startswith(("http://", "https://")):
+        raise SebenchError(
+            f"--solver {spec!r}: expected URL=MODEL, e.g. http://127.0.0.1:8001/v1=Qwen/Qwen3-8B"
+        )
+    solver_options = dataclasses.replace(options, model=name, base_urls=(url,))
+    return make_backend(BackendKind.OPENAI, solver_options, tasks=[], library=None)
+
+
+def _wanted(functions: str) -> tuple[str, ...] | None:
+    if functions.strip() == "all":
+        return None
+    return tuple(name.strip() for name in functions.split(",") if name.strip())
 
 
 def _all_functions() -> tuple[str, ...]:

@@ -1,0 +1,307 @@
+"""Model-written tasks end to end: a real chat-completions server on 127.0.0.1 serves scripted
+generator and solver answers (good and bad ones), the real sandbox runs the references, and the
+real grader judges the translations and the solvers."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from sebench.data.rows import task_from_official_row
+from sebench.rollout.backend import ChatRequest, Completion, FinishReason, SamplingConfig
+from sebench.rollout.openai_compat import OpenAICompatBackend, OpenAIConfig
+from sebench.training.task_writing import ModelTasksConfig, generate_model_tasks, plan_requests
+from tests.helpers.chat_server import ChatServer, Reply
+from tests.helpers.task_writer_server import (
+    GENERATOR_SCRIPT,
+    MEAN_QUERY,
+    MEDIAN_QUERY,
+    MULTI_QUERY,
+    TaskWriterScript,
+)
+
+MODELS = ("gen", "solver-a", "solver-b")
+FUNCTIONS = tuple(GENERATOR_SCRIPT)  # mean, median, cumsum, sum, sort, max
+
+
+def _backend(server: ChatServer, model: str) -> OpenAICompatBackend:
+    return OpenAICompatBackend(
+        OpenAIConfig(model=model, base_urls=(server.url,), max_retries=0, concurrency=4)
+    )
+
+
+def _run(server, seeded_lib, grader, out: Path, **overrides):
+    config = ModelTasksConfig(
+        **{"functions": FUNCTIONS, "per_function": 2, "batch": 4, **overrides}
+    )
+    solvers = [_backend(server, "solver-a"), _backend(server, "solver-b")]
+    return generate_model_tasks(
+        _backend(server, "gen"), solvers, seeded_lib, out, config, grader=grader
+    )
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def _outcomes(out: Path) -> dict[str, list[str]]:
+    """Function -> sorted outcomes of its requests: `kept` or `stage/reason`."""
+    found: dict[str, list[str]] = {}
+    for row in _lines(out):
+        found.setdefault(row["extra"]["function"], []).append("kept")
+    for row in _lines(out.with_name(out.stem + ".rejects.jsonl")):
+        found.setdefault(row["functions"][0], []).append(f"{row['stage']}/{row['reason']}")
+    return {name: sorted(outcomes) for name, outcomes in found.items()}
+
+
+EXPECTED = {
+    "mean": ["duplicate/near-duplicate", "kept"],  # the second is the first renamed
+    "median": ["consensus/solver-failed", "kept"],  # solver-b fails one of the two
+    "cumsum": ["determinism/differs-on-rerun"] * 2,  # a mutable default keeps state
+    "sum": ["policy/banned-module"] * 2,  # imports time
+    "sort": ["policy/randomness"] * 2,  # np.random
+    "max": ["parse/malformed"] * 2,  # no JSON; too few test inputs
+}
+
+
+def test_every_bad_answer_lands_in_the_rejects_file_with_its_stage(
+    tmp_path, seeded_lib, grader
+) -> None:
+    out = tmp_path / "tasks.jsonl"
+    with ChatServer(TaskWriterScript(), models=MODELS) as server:
+        summary = _run(server, seeded_lib, grader, out)
+    assert _outcomes(out) == EXPECTED
+    assert summary.kept == 2 and summary.failed == 0
+    rejects = _lines(tmp_path / "tasks.rejects.jsonl")
+    consensus = next(row for row in rejects if row["stage"] == "consensus")
+    assert consensus["detail"].startswith("solver-b: wrong_answer")
+    assert next(r for r in rejects if r["stage"] == "duplicate")["detail"].startswith(
+        "token edit distance 0.000"
+    )
+    assert all(row["answer"] for row in rejects if row["stage"] != "parse" or row["answer"])
+    assert {row["query"] for row in _lines(out)} <= {
+        MEAN_QUERY,
+        "Average of `values`, please.",
+        MEDIAN_QUERY,
+    }
+
+
+def test_kept_rows_hold_the_executed_outputs_not_the_generators_claims(
+    tmp_path, seeded_lib, grader
+) -> None:
+    out = tmp_path / "tasks.jsonl"
+    with ChatServer(TaskWriterScript(), models=MODELS) as server:
+        _run(server, seeded_lib, grader, out, functions=("median",), per_function=1)
+    (row,) = _lines(out)
+    task = task_from_official_row(row, "train")
+    # the script claims "0" for every input; the reference prints the medians
+    assert row["extra"]["claimed_outputs"] == ["0"] * 6
+    assert row["extra"]["claimed_outputs_wrong"] == 6
+    assert task.expected == ("0.25", "1.75", "2.875", "3.375", "3.875", "4.375")
+    assert task.selected_functions == ("median",)
+    assert row["extra"]["solvers"] == ["solver-a", "solver-b"]
+
+
+def test_a_multi_function_task_combines_at_least_three_functions(
+    tmp_path, seeded_lib, grader
+) -> None:
+    out = tmp_path / "tasks.jsonl"
+    with ChatServer(TaskWriterScript(), models=MODELS) as server:
+        _run(
+            server,
+            seeded_lib,
+            grader,
+            out,
+            functions=("abs", "cumsum", "sum"),
+            per_function=0,
+            multi=1,
+        )
+    (row,) = _lines(out)
+    assert row["query"] == MULTI_QUERY
+    assert row["extra"]["function"] == "multi"
+    assert sorted(row["selected_functions"]) == ["abs", "cumsum", "sum"]
+
+
+def test_an_interrupted_run_resumes_without_losing_or_repeating_a_request(
+    tmp_path, seeded_lib, grader
+) -> None:
+    out = tmp_path / "tasks.jsonl"
+    rejects = tmp_path / "tasks.rejects.jsonl"
+    config = ModelTasksConfig(functions=FUNCTIONS, per_function=2, batch=2)
+
+    def stop_after_two_batches(update) -> None:
+        if update.done >= 4:
+            raise KeyboardInterrupt
+
+    with ChatServer(TaskWriterScript(), models=MODELS) as server:
+        solvers = [_backend(server, "solver-a"), _backend(server, "solver-b")]
+        gen = _backend(server, "gen")
+        with pytest.raises(KeyboardInterrupt):
+            generate_model_tasks(
+                gen, solvers, seeded_lib, out, config, grader=grader,
+                on_progress=stop_after_two_batches,
+            )  # fmt: skip
+        assert len(_lines(out)) + len(_lines(rejects)) == 4
+        with out.open("a") as handle:  # a kill in the middle of a write
+            handle.write('{"task_id": "torn')
+        summary = generate_model_tasks(gen, solvers, seeded_lib, out, config, grader=grader)
+    assert summary.resumed == 4 and summary.total == 12
+    keys = [row["extra"]["request"] for row in _lines(out)]
+    keys += [row["request"] for row in _lines(rejects)]
+    assert Counter(keys) == Counter(r.key for r in plan_requests(FUNCTIONS, config))
+    assert _outcomes(out) == EXPECTED
+
+
+def test_a_failed_generator_request_is_retried_by_the_next_run(
+    tmp_path, seeded_lib, grader
+) -> None:
+    out = tmp_path / "tasks.jsonl"
+    script = TaskWriterScript()
+    down = {"on": True}
+
+    def flaky(body, attempt) -> Reply:
+        if down["on"] and "### np.median" in body["messages"][-1]["content"]:
+            return Reply(status=503)
+        return script(body, attempt)
+
+    with ChatServer(flaky, models=MODELS) as server:
+        first = _run(server, seeded_lib, grader, out, functions=("median",))
+        assert first.failed == 2 and first.kept == 0 and not first.rejected
+        down["on"] = False
+        second = _run(server, seeded_lib, grader, out, functions=("median",))
+    assert second.resumed == 0 and second.kept == 1
+    assert _outcomes(out) == {"median": EXPECTED["median"]}
+
+
+class InProcessBackend:
+    """A rollout `Backend` without HTTP (as a local checkpoint is): the same scripted answers."""
+
+    def __init__(self, name: str, script: TaskWriterScript) -> None:
+        self.name, self.script = name, script
+
+    @property
+    def model_name(self) -> str:
+        return self.name
+
+    def generate(
+        self, requests: Sequence[ChatRequest], sampling: SamplingConfig
+    ) -> Iterator[Completion]:
+        for request in requests:
+            body = {"model": self.name, "messages": list(request.messages)}
+            text = self.script(body, 1).content
+            yield Completion(
+                request.task_id, request.sample, text, FinishReason.STOP, None, None, 0.0,
+                request.seed, request.mode,
+            )  # fmt: skip
+
+    def close(self) -> None:
+        pass
+
+
+def test_any_rollout_backend_can_be_generator_and_solver(tmp_path, seeded_lib, grader) -> None:
+    out = tmp_path / "tasks.jsonl"
+    script = TaskWriterScript()
+    model = InProcessBackend("gen", script)  # self-play: one model writes and solves
+    config = ModelTasksConfig(functions=("median", "cumsum"), per_function=2)
+    summary = generate_model_tasks(model, [model], seeded_lib, out, config, grader=grader)
+    assert summary.kept == 2  # no solver-b here to fail the second median task
+    assert _outcomes(out) == {"median": ["kept", "kept"], "cumsum": EXPECTED["cumsum"]}
+
+
+# -- the command ---------------------------------------------------------------------------
+
+
+def _sebench(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "sebench.cli.main", *args], capture_output=True, text=True
+    )
+
+
+def test_the_command_writes_tasks_that_data_check_and_validate_accept(tmp_path, seeded_lib) -> None:
+    out = tmp_path / "written.jsonl"
+    with ChatServer(TaskWriterScript(), models=MODELS) as server:
+        run = _sebench(
+            "tasks", "generate", "--backend", "openai", "--base-url", server.url,
+            "--model", "gen", "--solver", f"{server.url}=solver-a",
+            "--solver", f"{server.url}=solver-b", "--lib", str(seeded_lib.root),
+            "--functions", "mean,median,sum", "--per-function", "2", "--out", str(out),
+        )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert len(_lines(out)) == 2
+    assert len(_lines(tmp_path / "written.rejects.jsonl")) == 4
+    summary = json.loads((tmp_path / "written.summary.json").read_text())
+    assert summary["kept"] == 2 and summary["provenance"]["solvers"] == ["solver-a", "solver-b"]
+    check = _sebench("data", "check", str(out), "--split", "train")
+    assert check.returncode == 0, check.stdout
+    validated = _sebench(
+        "validate", "--data", str(out), "--split", "train", "--no-plain",
+        "--lib", str(seeded_lib.root), "--out-subset", str(tmp_path / "v.json"),
+    )  # fmt: skip
+    assert validated.returncode == 0, validated.stderr
+    assert len(json.loads((tmp_path / "v.json").read_text())["task_ids"]) == 2
+
+
+def test_the_command_resumes_after_a_kill(tmp_path, seeded_lib) -> None:
+    out = tmp_path / "written.jsonl"
+    rejects = tmp_path / "written.rejects.jsonl"
+    script, release = TaskWriterScript(), threading.Event()
+
+    def stalls_on_sum(body, attempt) -> Reply:
+        if "### np.sum" in body["messages"][-1]["content"]:
+            release.wait(60)  # the last batch hangs until the command is killed
+        return script(body, attempt)
+
+    def written() -> int:
+        return sum(len(_lines(path)) for path in (out, rejects) if path.exists())
+
+    args = [
+        "tasks", "generate", "--backend", "openai", "--model", "gen",
+        "--solver", "URL=solver-a", "--lib", str(seeded_lib.root), "--batch", "2",
+        "--functions", "mean,median,cumsum,sum", "--per-function", "2", "--out", str(out),
+    ]  # fmt: skip
+    with ChatServer(stalls_on_sum, models=MODELS) as server:
+        args = [a.replace("URL", server.url) for a in args] + ["--base-url", server.url]
+        command = [sys.executable, "-m", "sebench.cli.main", *args]
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 120
+        while written() < 6 and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.2)
+        os.kill(process.pid, signal.SIGKILL)
+        process.communicate()
+        assert written() == 6  # three batches done, the fourth in flight
+        release.set()
+        again = _sebench(*args)
+    assert again.returncode == 0, again.stderr
+    keys = [row["extra"]["request"] for row in _lines(out)]
+    keys += [row["request"] for row in _lines(rejects)]
+    assert sorted(keys) == sorted(
+        f"single:{name}:{i}" for name in ("mean", "median", "cumsum", "sum") for i in (0, 1)
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--solver", "solver-a"), "expected URL=MODEL"),
+        (("--model", "nope"), "does not serve model 'nope'"),
+        (("--programmatic",), "choose one generator"),
+    ],
+)
+def test_bad_input_exits_2_saying_what_to_fix(tmp_path, seeded_lib, args, message) -> None:
+    with ChatServer(TaskWriterScript(), models=MODELS) as server:
+        base = ["--backend", "openai", "--base-url", server.url, "--lib", str(seeded_lib.root)]
+        if "--model" not in args:
+            base += ["--model", "gen"]
+        run = _sebench("tasks", "generate", "--out", str(tmp_path / "t.jsonl"), *base, *args)
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert message in " ".join((run.stdout + run.stderr).split())
