@@ -216,6 +216,9 @@ def sft_row(task: Task, library: Any, answer: dict[str, Any]) -> dict[str, Any]:
         "task_id": task.task_id,
         "split": task.split,
         "sample": answer["sample"],
+        # the task itself, for readers that need no prompt (e.g. `sebench memory build`)
+        "query": task.query,
+        "signature": task.signature,
         "prompts": {
             "open": render_prompt(task, library, PromptMode.OPEN),
             "closed": render_prompt(task, library, PromptMode.CLOSED),
