@@ -94,7 +94,7 @@ def test_memory_build_then_memory_mode_in_prompt_show_and_rollout(
         done = sebench(
             "memory", "build", "--data", solved, "--out", insights, "--backend", "openai",
             "--base-url", server.url, "--model", "scripted", "--tasks-per-call", "2",
-            "--api-doc", api_doc_path, "--max-retries", "0",
+            "--max-retries", "0",  # no --lib: the library `data sft` recorded beside --data
         )  # fmt: skip
         assert done.returncode == 0, done.stderr
         builds = [r["messages"][-1]["content"] for r in server.requests]
@@ -114,6 +114,7 @@ def test_memory_build_then_memory_mode_in_prompt_show_and_rollout(
         assert [i["text"] for i in record["insights"]][2:] == ["rfx holds linalg"]
         assert record["stats"]["merged"] == 1 and record["stats"]["operations"]["ignored"] == 1
         assert record["provenance"]["model"] == "scripted"
+        assert record["batches"][1]["answer"].startswith("Sure.\nUPVOTE 1")
 
         task = kept[0]["task_id"]
         shown = sebench(

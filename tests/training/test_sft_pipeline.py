@@ -213,3 +213,18 @@ def test_a_killed_run_resumes_without_sampling_or_grading_twice(dev_tasks, lib, 
     fresh = tmp_path / "fresh" / "sft.jsonl"
     build_sft_data(dev_tasks, lib, ReferenceAgent("oracle", dev_tasks, lib), fresh, _config())
     assert read_jsonl(out) == read_jsonl(fresh)
+
+
+def test_a_server_that_never_answers_is_an_error_not_an_empty_file(
+    single_test_dev_path: Path, api_doc_path: Path, tmp_path
+):
+    from tests.helpers.chat_server import ChatServer, Reply
+
+    with ChatServer(lambda body, attempt: Reply(status=400)) as server:
+        done = sebench(
+            "data", "sft", "--data", single_test_dev_path, "--api-doc", api_doc_path,
+            "--backend", "openai", "--base-url", server.url, "--model", "m", "-k", "1",
+            "--limit", "2", "--max-retries", "0", "--out", tmp_path / "sft.jsonl",
+        )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert "every request failed" in done.stderr

@@ -155,6 +155,8 @@ def sft(
     from sebench.cli.progress import progress_view
     from sebench.cli.rollout_cmd import (
         BackendOptions,
+        describe,
+        fail_if_nothing_succeeded,
         make_backend,
         resolve_library,
         stop_on_interrupt,
@@ -211,6 +213,8 @@ def sft(
         stop_on_interrupt(console, out.parent)
     finally:
         engine.close()
+    console.print(describe(summary.rollout))
+    fail_if_nothing_succeeded(summary.rollout)  # a server that never answered: exit 2, say why
     table = Table(title=str(out), show_header=False)
     table.add_row("tasks", str(summary.tasks))
     table.add_row("samples", str(summary.samples))

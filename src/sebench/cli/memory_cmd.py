@@ -69,7 +69,11 @@ def build(
     batch_size: BatchSizeOption = 1,
     device: DeviceOption = None,
     lib: Annotated[
-        Path | None, typer.Option(help="A built library folder (default: the official library).")
+        Path | None,
+        typer.Option(
+            help="A built library folder (default: the one `sebench data sft` recorded next to "
+            "--data, else the official library)."
+        ),
     ] = None,
     api_doc: Annotated[
         Path | None,
@@ -105,7 +109,7 @@ def build(
     )
     console = Console(stderr=True, highlight=False)
     solved = read_solved(data)
-    library = resolve_library(lib, None, api_doc)
+    library = resolve_library(lib or _recorded_library(data, api_doc), None, api_doc)
     options = BackendOptions(
         model=model,
         base_urls=tuple(base_url or ()),
@@ -150,6 +154,23 @@ def build(
     if not result.memory.insights:
         console.print("[red]the model wrote no usable insight[/]")
         raise typer.Exit(1)
+
+
+def _recorded_library(data: Path, api_doc: Path | None) -> Path | None:
+    """The library `sebench data sft` made `data` with (its summary records the folder), unless
+    --api-doc names one."""
+    import json
+
+    from sebench.training.sft_pipeline import side_path
+
+    summary = side_path(data, "summary.json")
+    if api_doc is not None or not summary.is_file():
+        return None
+    try:
+        root = json.loads(summary.read_text())["provenance"]["library"]["root"]
+    except (json.JSONDecodeError, KeyError, TypeError):
+        return None
+    return Path(root) if Path(root).is_dir() else None
 
 
 def register(app: typer.Typer) -> None:

@@ -94,7 +94,7 @@ class MemoryBuildResult:
     operations: Counter[str]  # applied, per operation; `ignored`: lines that were no operation
     merged: int  # ADDs that upvoted a near-identical insight instead
     dropped_for_length: int  # insights cut by `max_chars`
-    batches: list[dict[str, Any]]  # per batch: its task ids and what its answer did
+    batches: list[dict[str, Any]]  # per batch: its task ids, the model's answer, what it did
 
 
 def read_solved(path: str | Path) -> list[Solved]:
@@ -186,7 +186,8 @@ def apply_operations(
     for line in answer.splitlines():
         match = _OPERATION.match(line)
         if match is None:
-            counts["ignored"] += bool(line.strip())
+            if line.strip():
+                counts["ignored"] += 1
             continue
         operation, number, text = match[1].upper(), match[2], _clean(match[3])
         # numbers name the list as shown in the prompt: insights added meanwhile come after it
@@ -280,6 +281,7 @@ def build_memory(
                 "tasks": list(sources),
                 "operations": dict(counts),
                 "merged": added_twins,
+                "answer": completion.text,  # what the model wrote: why a line was ignored
             }
         )
         if on_progress is not None:
