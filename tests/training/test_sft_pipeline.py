@@ -228,3 +228,24 @@ def test_a_server_that_never_answers_is_an_error_not_an_empty_file(
         )  # fmt: skip
     assert done.returncode == 2, done.stderr
     assert "every request failed" in done.stderr
+
+
+def test_verdicts_are_those_of_sebench_eval(oracle_run: Path, single_test_dev_path: Path, tmp_path):
+    from sebench.grading.runner import evaluate
+
+    evaluate(
+        side_path(oracle_run, "rollout.jsonl"),
+        tmp_path / "results.jsonl",
+        tmp_path / "summary.json",
+        config=EvalConfig(
+            sandbox=SandboxConfig(workers=2), data=(f"single_test={single_test_dev_path}",)
+        ),
+    )
+    evaluated = {
+        (r["task_id"], r["sample"]): r["verdict"] for r in read_jsonl(tmp_path / "results.jsonl")
+    }
+    graded = {
+        (r["task_id"], r["sample"]): r["verdict"]
+        for r in read_jsonl(side_path(oracle_run, "grades.jsonl"))
+    }
+    assert graded == evaluated
