@@ -208,6 +208,7 @@ def sft(
                 config,
                 on_progress=on_progress,
                 extra_meta={"backend": str(backend), "data": str(data), "split": chosen_split},
+                source=str(data),
             )
     except KeyboardInterrupt:
         stop_on_interrupt(console, out.parent)

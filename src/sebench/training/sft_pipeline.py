@@ -140,16 +140,18 @@ def build_sft_data(
     grader: Grader | None = None,
     on_progress: Callable[[SFTDataProgress], None] | None = None,
     extra_meta: dict[str, Any] | None = None,
+    source: str = "tasks",
 ) -> SFTDataSummary:
     """Sample, grade and keep: write `out_path` (and its side files) and return the counts.
 
     `grader`: a started grader to reuse (a self-play loop keeps one warm); else one is started
-    for the answers to grade, with `config.grading`'s settings.
+    for the answers to grade, with `config.grading`'s settings. `source` names the tasks in
+    error messages (their file).
     """
     config = config or SFTDataConfig()
     out_path = Path(out_path)
     chosen = list(tasks) if config.limit is None else list(tasks)[: config.limit]
-    check_tasks(chosen, library)
+    check_tasks(chosen, library, source)
     rollout_path = side_path(out_path, "rollout.jsonl")
     grades_path = side_path(out_path, "grades.jsonl")
 
