@@ -20,7 +20,10 @@ def _doc_headers(text: str) -> list[str]:
 
 @pytest.mark.parametrize("mode", list(PromptMode))
 def test_prompt_is_one_user_message_without_system_prompt(mode, official_lib, dev_tasks):
-    messages = render_prompt(dev_tasks[0], official_lib, mode)
+    from sebench.prompts.memory import Insight, Memory
+
+    memory = Memory(official_lib.package, (Insight("an insight", 2, ()),))
+    messages = render_prompt(dev_tasks[0], official_lib, mode, memory=memory)
     assert [m["role"] for m in messages] == ["user"]
 
 

@@ -1,4 +1,4 @@
-"""`sebench data`: check a data file, show a task."""
+"""`sebench data`: check a data file, show a task, make the SFT data of the paper (`sft`)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,19 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from sebench.cli.rollout_cmd import (
+    BackendKind,
+    BatchSizeOption,
+    ConcurrencyOption,
+    DeviceOption,
+    RetriesOption,
+    TimeoutOption,
+)
+from sebench.grading.sandbox.config import MAX_WORKERS
+
 data_app = typer.Typer(
-    help="Inspect the official data: check a file, show a task.", no_args_is_help=True
+    help="Inspect data (check a file, show a task) and make SFT data from a model's answers.",
+    no_args_is_help=True,
 )
 
 MAX_LISTED = 200  # problems printed; the counts always cover all of them
@@ -83,6 +94,146 @@ def show(
     if found is None:
         raise SebenchError(f"{source}: no task '{task}' in split '{chosen}' ({len(tasks)} tasks)")
     Console().print_json(json.dumps(found.to_dict(), ensure_ascii=False))
+
+
+@data_app.command("sft")
+def sft(
+    data: Annotated[Path, typer.Option(help="Training tasks, a JSONL file of official rows.")],
+    out: Annotated[
+        Path, typer.Option(help="SFT data JSONL to write (side files next to it; resumed).")
+    ],
+    model: Annotated[
+        str | None,
+        typer.Option(help="Checkpoint folder (hf), served model name (openai) or path (vllm)."),
+    ] = None,
+    backend: Annotated[
+        BackendKind, typer.Option(help="Where the answers come from.")
+    ] = BackendKind.HF,
+    samples: Annotated[
+        int, typer.Option("-k", "--samples", min=1, help="Open-book samples per task (official 5).")
+    ] = 5,
+    temperature: Annotated[float, typer.Option(min=0.0, help="Official: 0.6.")] = 0.6,
+    max_new_tokens: Annotated[int, typer.Option(min=1, help="Official: 8192.")] = 8192,
+    thinking: Annotated[bool | None, typer.Option("--thinking/--no-thinking")] = None,
+    seed: Annotated[int, typer.Option(help="Base seed; per-sample seeds derive from it.")] = 0,
+    split: Annotated[
+        str | None,
+        typer.Option(help="Split of the tasks (default: from the file name, else train)."),
+    ] = None,
+    limit: Annotated[int | None, typer.Option(min=1, help="Only the first N tasks.")] = None,
+    base_url: Annotated[
+        list[str] | None, typer.Option("--base-url", help="openai: server URL (repeatable).")
+    ] = None,
+    api_key_env: Annotated[
+        str, typer.Option(help="openai: variable holding the API key.")
+    ] = "OPENAI_API_KEY",
+    concurrency: ConcurrencyOption = 32,
+    timeout: TimeoutOption = 900.0,
+    max_retries: RetriesOption = 6,
+    batch_size: BatchSizeOption = 8,
+    device: DeviceOption = None,
+    lib: Annotated[
+        Path | None, typer.Option(help="A built library folder (default: the official library).")
+    ] = None,
+    api_doc: Annotated[
+        Path | None,
+        typer.Option(help="The official api_doc.jsonl (default: found next to the data)."),
+    ] = None,
+    workers: Annotated[
+        int, typer.Option(min=0, max=MAX_WORKERS, help="Sandbox workers (0: one per core).")
+    ] = 0,
+    allow_unisolated: Annotated[
+        bool,
+        typer.Option(
+            "--allow-unisolated",
+            help="Grade even where no sandbox isolation layer is active (unsafe).",
+        ),
+    ] = False,
+) -> None:
+    """Sample open-book answers, grade them, keep the correct ones with both their open and
+    closed prompts (for `sebench train sft --mode open|closed --data OUT`); exit 1 if none is kept."""
+    from sebench.cli.progress import progress_view
+    from sebench.cli.rollout_cmd import (
+        BackendOptions,
+        describe,
+        fail_if_nothing_succeeded,
+        make_backend,
+        resolve_library,
+        stop_on_interrupt,
+    )
+    from sebench.data.sources import infer_split, load_file
+    from sebench.grading.runner import EvalConfig
+    from sebench.grading.sandbox.config import SandboxConfig
+    from sebench.rollout.backend import SamplingConfig
+    from sebench.training.sft_pipeline import SFTDataConfig, SFTDataProgress, build_sft_data
+
+    console = Console(stderr=True, highlight=False)
+    config = SFTDataConfig(
+        samples=samples,
+        seed=seed,
+        sampling=SamplingConfig(
+            temperature=temperature, max_new_tokens=max_new_tokens, enable_thinking=thinking
+        ),
+        limit=limit,
+        grading=EvalConfig(
+            sandbox=SandboxConfig(workers=workers, allow_unisolated=allow_unisolated)
+        ),
+    )
+    chosen_split = split or infer_split(data) or "train"
+    tasks = load_file(data, chosen_split)
+    library = resolve_library(lib, data, api_doc)
+    options = BackendOptions(
+        model=model,
+        base_urls=tuple(base_url or ()),
+        api_key_env=api_key_env,
+        concurrency=concurrency,
+        timeout_s=timeout,
+        max_retries=max_retries,
+        batch_size=batch_size,
+        device=device,
+    )
+    engine = make_backend(backend, options, tasks=tasks, library=library)
+    try:
+        with progress_view(console) as show:
+
+            def on_progress(update: SFTDataProgress) -> None:
+                verb = "sampling" if update.stage == "rollout" else "grading"
+                show(f"{verb} {engine.model_name}", update.done, update.total)
+
+            summary = build_sft_data(
+                tasks,
+                library,
+                engine,
+                out,
+                config,
+                on_progress=on_progress,
+                extra_meta={"backend": str(backend), "data": str(data), "split": chosen_split},
+                source=str(data),
+            )
+    except KeyboardInterrupt:
+        stop_on_interrupt(console, out.parent)
+    finally:
+        engine.close()
+    console.print(describe(summary.rollout))
+    fail_if_nothing_succeeded(summary.rollout)  # a server that never answered: exit 2, say why
+    table = Table(title=str(out), show_header=False)
+    table.add_row("tasks", str(summary.tasks))
+    table.add_row("samples", str(summary.samples))
+    table.add_row("kept (correct)", str(summary.kept))
+    for verdict, count in summary.verdicts.items():
+        table.add_row(f"  {verdict}", str(count))
+    table.add_row("tasks with no kept answer", str(len(summary.tasks_without_kept)))
+    Console(highlight=False).print(table)
+    if summary.tasks_without_kept:
+        listed = ", ".join(summary.tasks_without_kept[:10])
+        more = len(summary.tasks_without_kept) - 10
+        console.print(f"no kept answer: {listed}" + (f" and {more} more" if more > 0 else ""))
+    if not summary.kept:
+        console.print(
+            f"[red]no answer was kept[/] ({summary.samples} samples, none correct): "
+            "nothing to train on"
+        )
+        raise typer.Exit(1)
 
 
 def _known_functions(api_doc: Path) -> frozenset[str]:

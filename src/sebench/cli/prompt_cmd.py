@@ -35,17 +35,23 @@ def show(
         typer.Option(help="The official api_doc.jsonl (default: found next to the data)."),
     ] = None,
     top_k: Annotated[int, typer.Option(min=1, help="Docs retrieved in open-retrieved mode.")] = 5,
+    memory: Annotated[
+        Path | None,
+        typer.Option(help="Insights shown in memory mode (`sebench memory build`)."),
+    ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the chat messages as JSON.")
     ] = False,
 ) -> None:
     """Print the chat messages for TASK_ID: the user message's text, byte for byte."""
     from sebench.cli.rollout_cmd import find_task, resolve_library
+    from sebench.prompts.memory import load_memory
     from sebench.prompts.render import render_prompt
 
     task = find_task(task_id, data, split)
     library = resolve_library(lib, data, api_doc)
-    messages = render_prompt(task, library, mode, top_k=top_k)
+    insights = load_memory(memory) if memory is not None else None
+    messages = render_prompt(task, library, mode, top_k=top_k, memory=insights)
     if as_json:
         typer.echo(json.dumps(messages, ensure_ascii=False, indent=2))
         return

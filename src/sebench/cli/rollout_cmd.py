@@ -286,9 +286,14 @@ def register(app: typer.Typer) -> None:
         retry_errors: Annotated[
             bool, typer.Option(help="On resume, retry samples whose request failed.")
         ] = True,
+        memory: Annotated[
+            Path | None,
+            typer.Option(help="Insights shown in memory mode (`sebench memory build`)."),
+        ] = None,
     ) -> None:
         """Sample responses for tasks x modes x samples into OUT (rows `sebench eval` reads)."""
         from sebench.data.sources import load, load_subset
+        from sebench.prompts.memory import load_memory
         from sebench.rollout.backend import SamplingConfig
         from sebench.rollout.runner import RolloutConfig, rollout
 
@@ -310,6 +315,7 @@ def register(app: typer.Typer) -> None:
             limit=limit,
             top_k=top_k,
             retry_errors=retry_errors,
+            memory=load_memory(memory) if memory is not None else None,
         )
         chosen = backend
         options = BackendOptions(

@@ -88,7 +88,11 @@ def register(app: typer.Typer) -> None:
             ArmOption, typer.Option(help="open: docs in the prompt; closed: the task alone.")
         ],
         data: Annotated[
-            Path, typer.Option(help="Tasks JSONL with target answers (`sebench train tasks`).")
+            Path,
+            typer.Option(
+                help="Tasks JSONL with target answers (`sebench train tasks`), or the kept "
+                "answers of `sebench data sft` (trained under their --mode prompt)."
+            ),
         ],
         out: Annotated[Path, typer.Option(help="Folder for the checkpoint and sebench_sft.json.")],
         model: Annotated[
@@ -133,7 +137,12 @@ def register(app: typer.Typer) -> None:
         from sebench.errors import InputError
         from sebench.rollout.smollm import default_model_dir
         from sebench.training.sft import load_model, resolve_precision, train_sft
-        from sebench.training.sft_data import build_examples, write_examples
+        from sebench.training.sft_data import (
+            build_examples,
+            is_sft_data,
+            read_sft_data,
+            write_examples,
+        )
         from sebench.training.taskprompts import Arm
 
         # First: a bad setting (--steps 0) fails before any file is read.
@@ -149,16 +158,25 @@ def register(app: typer.Typer) -> None:
             gradient_checkpointing=gradient_checkpointing,
         )
         console = Console()
-        rows = load_file(data, "train")  # official-schema rows, as `sebench train tasks` writes
-        untargeted = next((t for t in rows if not t.extra.get("target")), None)
-        if untargeted is not None:
-            raise InputError(
-                f"task {untargeted.task_id} has no target answer (`extra.target`): train on "
-                "tasks made by `sebench train tasks`",
-                path=str(data),
-            )
         arm = Arm(mode.value)
-        examples = build_examples(rows, arm, distractors=distractors)
+        if is_sft_data(data):  # `sebench data sft`: each row holds both prompts
+            if distractors:
+                raise InputError(
+                    "--distractors applies to generated tasks only: the prompts of "
+                    "`sebench data sft` rows are stored as they were rendered",
+                    path=str(data),
+                )
+            examples = read_sft_data(data, arm)
+        else:
+            rows = load_file(data, "train")  # official-schema rows, as `sebench train tasks` writes
+            untargeted = next((t for t in rows if not t.extra.get("target")), None)
+            if untargeted is not None:
+                raise InputError(
+                    f"task {untargeted.task_id} has no target answer (`extra.target`): train on "
+                    "tasks made by `sebench train tasks`, or on the output of `sebench data sft`",
+                    path=str(data),
+                )
+            examples = build_examples(rows, arm, distractors=distractors)
         precision = resolve_precision(config)
         console.print(f"training in {precision.name} ({precision.reason})", highlight=False)
         if precision.warning:

@@ -1,4 +1,5 @@
-"""Which prompt a model gets: the four conditions of the paper's design table."""
+"""Which prompt a model gets: the four conditions of the paper's design table, and the memory
+baseline."""
 
 from __future__ import annotations
 
@@ -15,3 +16,6 @@ class PromptMode(StrEnum):
     # Like OPEN, but the docs are the top-k retrieved from the whole API doc for the query,
     # so the model is not handed the right functions.
     OPEN_RETRIEVED = "open-retrieved"
+    # The paper's memory baseline: insights about the library distilled from solved training
+    # tasks (`sebench memory build`) come first, instead of docs.
+    MEMORY = "memory"

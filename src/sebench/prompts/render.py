@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from sebench.data.schema import Task
+from sebench.errors import SebenchError
 from sebench.prompts import templates
 from sebench.prompts.docs import library_snippets, selected_snippets
+from sebench.prompts.memory import Memory
 from sebench.prompts.modes import PromptMode
 from sebench.prompts.retrieval import BM25Index
 from sebench.prompts.templates import DocSnippet
@@ -63,8 +65,14 @@ def retrieved_docs(task: Task, library: Any, top_k: int = DEFAULT_TOP_K) -> list
 
 
 def render_text(
-    task: Task, library: Any, mode: PromptMode | str, *, top_k: int = DEFAULT_TOP_K
+    task: Task,
+    library: Any,
+    mode: PromptMode | str,
+    *,
+    top_k: int = DEFAULT_TOP_K,
+    memory: Memory | None = None,
 ) -> str:
+    """The user message for `task` under `mode`; mode `memory` needs `memory`."""
     mode = PromptMode(mode)
     match mode:
         case PromptMode.CLOSED:
@@ -76,11 +84,36 @@ def render_text(
             return templates.open_book(task, library.package, docs)
         case PromptMode.NUMPY:
             return templates.numpy_form(task)
+        case PromptMode.MEMORY:
+            return templates.memory_book(
+                task, library.package, [i.text for i in _memory_for(library, memory).insights]
+            )
     raise AssertionError(mode)  # pragma: no cover - the match is exhaustive
 
 
+def _memory_for(library: Any, memory: Memory | None) -> Memory:
+    if memory is None:
+        raise SebenchError(
+            "prompt mode 'memory' shows insights instead of docs: pass --memory insights.json "
+            "(made by `sebench memory build`)"
+        )
+    if memory.package != library.package:
+        raise SebenchError(
+            f"{memory.source or 'the memory'}: its insights are about library "
+            f"'{memory.package}', but the tasks are run against '{library.package}'; build the "
+            "memory with the same library (--lib / --api-doc)"
+        )
+    return memory
+
+
 def render_prompt(
-    task: Task, library: Any, mode: PromptMode | str, *, top_k: int = DEFAULT_TOP_K
+    task: Task,
+    library: Any,
+    mode: PromptMode | str,
+    *,
+    top_k: int = DEFAULT_TOP_K,
+    memory: Memory | None = None,
 ) -> list[dict[str, str]]:
     """The chat messages for `task` under `mode`: one user message, no system prompt."""
-    return [{"role": "user", "content": render_text(task, library, mode, top_k=top_k)}]
+    text = render_text(task, library, mode, top_k=top_k, memory=memory)
+    return [{"role": "user", "content": text}]

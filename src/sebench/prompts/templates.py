@@ -1,4 +1,4 @@
-"""The prompt texts: closed-book, open-book (docs first) and NumPy-form.
+"""The prompt texts: closed-book, open-book (docs first), memory (insights first) and NumPy-form.
 
 The structure follows the official SE-Bench prompts (see the spec's "Prompts" section): an intro,
 the problem, one example test case with the warning that only its data structures are
@@ -117,6 +117,32 @@ def open_book(task: Task, package: str, docs: Sequence[DocSnippet]) -> str:
         _INTRO_WITH_DOCS.format(package=package)
         + "\n"
         + docs_section(docs, package)
+        + _task_block(task, rules)
+        + _CLOSING_LIBRARY.format(package=package)
+    )
+
+
+_INTRO_WITH_MEMORY = (
+    "You are given notes about the {package} library, written while solving earlier tasks with "
+    "it, a programming problem, one example test case and a function to complete.\n"
+    "The example test case only guarantees that its data structures are valid; its output value "
+    "may be wrong.\n"
+)
+
+
+def memory_section(insights: Sequence[str], package: str) -> str:
+    lines = "\n".join(f"- {text}" for text in insights)
+    return f"### Notes on {package}\n\n{lines}\n"
+
+
+def memory_book(task: Task, package: str, insights: Sequence[str]) -> str:
+    """The closed-book prompt with a first section holding notes instead of docs."""
+    clause = f' and the notes in the "Notes on {package}" section'
+    rules = _LIBRARY_RULES.format(package=package, docs_clause=clause) + _COMMON_RULES
+    return (
+        _INTRO_WITH_MEMORY.format(package=package)
+        + "\n"
+        + memory_section(insights, package)
         + _task_block(task, rules)
         + _CLOSING_LIBRARY.format(package=package)
     )

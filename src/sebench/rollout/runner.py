@@ -21,6 +21,7 @@ from typing import Any
 from sebench.data.schema import Task
 from sebench.errors import InputError
 from sebench.jsonl import JsonlAppender, read_completed, write_jsonl
+from sebench.prompts.memory import Memory
 from sebench.prompts.modes import PromptMode
 from sebench.prompts.render import DEFAULT_TOP_K, render_prompt
 from sebench.provenance import provenance
@@ -37,11 +38,13 @@ class RolloutConfig:
     limit: int | None = None  # the first N tasks (after the subset filter)
     top_k: int = DEFAULT_TOP_K  # docs retrieved for the open-retrieved mode
     retry_errors: bool = True  # on resume, retry the samples whose request failed for good
+    memory: Memory | None = None  # the insights the `memory` mode shows (`sebench memory build`)
 
     def to_dict(self) -> dict[str, Any]:
         row = asdict(self)
         row["modes"] = [str(m) for m in self.modes]
         row["subset"] = None if self.subset is None else len(self.subset)
+        row["memory"] = None if self.memory is None else self.memory.describe()
         return row
 
 
@@ -87,7 +90,9 @@ def plan_requests(tasks: Sequence[Task], library: Any, config: RolloutConfig) ->
     requests = []
     for task in select_tasks(tasks, config):
         for mode in config.modes:
-            messages = tuple(render_prompt(task, library, mode, top_k=config.top_k))
+            messages = tuple(
+                render_prompt(task, library, mode, top_k=config.top_k, memory=config.memory)
+            )
             for sample in range(config.samples):
                 requests.append(
                     ChatRequest(
