@@ -17,10 +17,12 @@ from sebench.cli import (
     demo_cmd,
     doctor_cmd,
     eval_cmd,
+    export_cmd,
     lib_cmd,
     prompt_cmd,
     rollout_cmd,
     run_cmd,
+    serve_cmd,
     tasks_cmd,
     train_cmd,
     validate_cmd,
@@ -48,6 +50,8 @@ for module in (
     train_cmd,
     demo_cmd,
     doctor_cmd,
+    serve_cmd,
+    export_cmd,
 ):
     module.register(app)
 

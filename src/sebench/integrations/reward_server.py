@@ -1,0 +1,149 @@
+"""The reward service over HTTP (standard library only): `POST /get_reward`, `GET /health`.
+
+One thread per connection (`ThreadingHTTPServer`) parses and checks the request, hands it to
+the `RewardService` and waits for its rewards; the service bounds the work admitted, so a flood
+of requests costs a 503 each, never memory. Every refusal is a JSON `{"error": reason}` with a
+4xx (malformed body, wrong lengths, unknown task id, too large) or a 503 with Retry-After (queue
+full, shutting down); a grader bug on one request is a 500 for that request only.
+
+HTTP/1.0, one request per connection: no idle keep-alive connection can hold a thread, so a
+shutdown waits only for requests being graded (`running`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from sebench.integrations.labels import TaskLabels
+from sebench.integrations.openrlhf import RequestError, parse_request, reward_response
+from sebench.integrations.reward_service import Busy, RewardService, Stopping, TooLarge
+
+REWARD_PATH = "/get_reward"  # the path of OpenRLHF's own serve_rm.py
+HEALTH_PATH = "/health"
+DEFAULT_MAX_BODY_BYTES = 256 * 1024 * 1024  # a 16384-sample batch of long responses fits
+SOCKET_TIMEOUT_S = 120  # a client that stops sending mid-body frees its thread after this
+
+log = logging.getLogger("sebench.reward_server")
+
+
+class RewardHTTPServer(ThreadingHTTPServer):
+    # Handler threads are joined on close, so a request being graded is answered before exit.
+    daemon_threads = False
+
+    def __init__(
+        self,
+        address: tuple[str, int],
+        service: RewardService,
+        labels: TaskLabels,
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    ) -> None:
+        self.service = service
+        self.labels = labels
+        self.max_body_bytes = max_body_bytes
+        super().__init__(address, _Handler)
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        return f"http://{host}:{port}"
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: RewardHTTPServer
+    timeout = SOCKET_TIMEOUT_S
+
+    def do_GET(self) -> None:  # noqa: N802 - the name http.server dispatches to
+        if self.path != HEALTH_PATH:
+            self._reply(404, {"error": f"no such path {self.path!r}: GET {HEALTH_PATH}"})
+            return
+        self._reply(200, self.server.service.health())
+
+    def do_POST(self) -> None:  # noqa: N802
+        if self.path != REWARD_PATH:
+            self._reply(404, {"error": f"no such path {self.path!r}: POST {REWARD_PATH}"})
+            return
+        try:
+            body = self._body()
+            request = parse_request(body, self.server.labels)
+            scored = self.server.service.grade(request)
+        except _Refused as refused:
+            self._reply(refused.status, {"error": refused.reason})
+        except RequestError as exc:
+            self._reply(400, {"error": str(exc)})
+        except TooLarge as exc:
+            self._reply(413, {"error": str(exc)})
+        except (Busy, Stopping) as exc:
+            self._reply(503, {"error": str(exc)}, retry_after=Busy.retry_after_s)
+        except Exception as exc:  # a grader bug fails this request, never the service
+            log.exception("request failed")
+            self._reply(500, {"error": f"internal error: {type(exc).__name__}: {exc}"})
+        else:
+            self._reply(200, reward_response(scored))
+
+    def _body(self) -> Any:
+        length_text = self.headers.get("Content-Length")
+        if length_text is None:
+            raise _Refused(411, "a Content-Length header is required")
+        try:
+            length = int(length_text)
+        except ValueError:
+            raise _Refused(400, f"Content-Length is not a number: {length_text!r}") from None
+        if length < 0 or length > self.server.max_body_bytes:
+            raise _Refused(
+                413, f"a body of {length} bytes; the limit is {self.server.max_body_bytes}"
+            )
+        raw = self.rfile.read(length)
+        try:
+            return json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise _Refused(400, f"the body is not valid JSON: {exc}") from None
+
+    def _reply(self, status: int, payload: dict, retry_after: int | None = None) -> None:
+        data = json.dumps(payload).encode()
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            if retry_after is not None:
+                self.send_header("Retry-After", str(retry_after))
+            self.end_headers()
+            self.wfile.write(data)
+        except OSError:  # the client went away; its rewards are lost to it, not to the service
+            log.info("client %s left before its answer", self.client_address)
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base's signature
+        log.info("%s %s", self.address_string(), format % args)
+
+
+class _Refused(Exception):
+    def __init__(self, status: int, reason: str) -> None:
+        super().__init__(reason)
+        self.status, self.reason = status, reason
+
+
+@contextmanager
+def running(
+    service: RewardService,
+    labels: TaskLabels,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+) -> Iterator[RewardHTTPServer]:
+    """Serve until the block ends, then shut down in order: stop accepting, let the service
+    finish the batches it admitted (answering them), join the handler threads."""
+    server = RewardHTTPServer((host, port), service, labels, max_body_bytes)
+    thread = threading.Thread(target=server.serve_forever, name="reward-http", daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        service.close()
+        server.server_close()
+        thread.join()
