@@ -9,8 +9,11 @@ from typing import Annotated
 import typer
 
 from sebench.grading.sandbox.config import MAX_WORKERS
-from sebench.integrations.reward_server import DEFAULT_MAX_BODY_BYTES
-from sebench.integrations.reward_service import DEFAULT_BATCHES_AT_ONCE, DEFAULT_CAPACITY
+from sebench.integrations.reward_service import (
+    DEFAULT_BATCHES_AT_ONCE,
+    DEFAULT_CAPACITY,
+    DEFAULT_MAX_BODY_BYTES,
+)
 
 STOP_POLL_S = 0.5  # how often the main thread looks at the stop flag (signals set it)
 

@@ -35,8 +35,11 @@ def task_label(task: Task) -> str:
 class TaskLabels:
     """Resolves labels to tasks: ids against `tasks`, rows parsed (and cached) as they come."""
 
-    def __init__(self, tasks: Mapping[str, Task] | None = None) -> None:
+    def __init__(
+        self, tasks: Mapping[str, Task] | None = None, load_hint: str = "start with --data"
+    ) -> None:
         self.tasks = dict(tasks or {})
+        self.load_hint = load_hint  # how this caller loads tasks, for the unknown-id message
 
     def resolve(self, label: Any, where: str = "label") -> Task:
         if isinstance(label, Mapping):
@@ -49,7 +52,7 @@ class TaskLabels:
             return _row_task(label, where)
         task = self.tasks.get(label)
         if task is None:
-            known = f"{len(self.tasks)} loaded" if self.tasks else "none loaded: start with --data"
+            known = f"{len(self.tasks)} loaded" if self.tasks else f"none loaded: {self.load_hint}"
             raise LabelError(f"{where}: unknown task id {label!r} ({known})")
         return task
 

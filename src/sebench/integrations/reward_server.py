@@ -22,11 +22,16 @@ from typing import Any
 
 from sebench.integrations.labels import TaskLabels
 from sebench.integrations.openrlhf import RequestError, parse_request, reward_response
-from sebench.integrations.reward_service import Busy, RewardService, Stopping, TooLarge
+from sebench.integrations.reward_service import (
+    DEFAULT_MAX_BODY_BYTES,
+    Busy,
+    RewardService,
+    Stopping,
+    TooLarge,
+)
 
 REWARD_PATH = "/get_reward"  # the path of OpenRLHF's own serve_rm.py
 HEALTH_PATH = "/health"
-DEFAULT_MAX_BODY_BYTES = 256 * 1024 * 1024  # a 16384-sample batch of long responses fits
 SOCKET_TIMEOUT_S = 120  # a client that stops sending mid-body frees its thread after this
 
 log = logging.getLogger("sebench.reward_server")

@@ -17,11 +17,14 @@ import time
 from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from sebench.errors import SebenchError
-from sebench.grading.grader import Grader
-from sebench.integrations.openrlhf import RewardRequest
-from sebench.training.rewards import ScoredBatch, score_batch
+
+if TYPE_CHECKING:  # the CLI reads the defaults below without loading the grader
+    from sebench.grading.grader import Grader
+    from sebench.integrations.openrlhf import RewardRequest
+    from sebench.training.rewards import ScoredBatch
 
 # Samples admitted at once. OpenRLHF sends each server its share of a rollout batch in one
 # request (e.g. 1024 prompts x 8 samples / servers): the default admits such a share from a
@@ -30,6 +33,7 @@ DEFAULT_CAPACITY = 16384
 # Batches graded at once: each keeps twice the worker count in flight (`grade_many`), so a few
 # are enough to keep the pool busy across batch boundaries.
 DEFAULT_BATCHES_AT_ONCE = 4
+DEFAULT_MAX_BODY_BYTES = 256 * 1024 * 1024  # a 16384-sample batch of long responses fits
 RETRY_AFTER_S = 1  # OpenRLHF's client waits 1 s between its retries whatever we say
 
 
@@ -129,6 +133,8 @@ class RewardService:
         self._batches.shutdown(wait=True)
 
     def _grade(self, request: RewardRequest) -> ScoredBatch:
+        from sebench.training.rewards import score_batch
+
         scored = score_batch(self.grader, request.tasks, request.responses)
         with self._lock:
             stats = self._stats

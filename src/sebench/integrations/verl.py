@@ -96,8 +96,9 @@ def _data_sources(value: Any) -> tuple[str, ...]:
 @lru_cache(maxsize=4)
 def _labels(data: tuple[str, ...]) -> TaskLabels:
     """Task ids resolve against these files, loaded once per process."""
+    hint = "set custom_reward_function.reward_kwargs.data=TASKS, or export the whole task rows"
     if not data:
-        return TaskLabels()
+        return TaskLabels(load_hint=hint)
     from sebench.grading.responses import load_tasks
 
-    return TaskLabels(load_tasks(data))
+    return TaskLabels(load_tasks(data), load_hint=hint)
