@@ -1,4 +1,4 @@
-"""`sebench export verl`: the parquet rows verl documents, open and closed aligned row by row,
+"""`sebench export verl|openrlhf`: the parquet rows verl documents and the JSONL OpenRLHF reads,
 read back the way verl's dataset reads them."""
 
 from __future__ import annotations
@@ -106,3 +106,29 @@ def test_the_cli_writes_both_files_and_a_record(single_test_dev_path, official_l
     assert record["files"] == {"open": "open.parquet", "closed": "closed.parquet"}
     rows = pq.read_table(out / "open.parquet").num_rows
     assert rows == record["rows"] == pq.read_table(out / "closed.parquet").num_rows > 0
+
+
+def test_openrlhf_export_rows_carry_messages_and_a_label_the_service_resolves(
+    single_test_dev_path, official_library, tmp_path
+):
+    from sebench.jsonl import read_jsonl
+
+    out = tmp_path / "openrlhf"
+    result = CliRunner().invoke(
+        app,
+        [
+            "export", "openrlhf", "--data", str(single_test_dev_path),
+            "--lib", str(official_library.root), "--out", str(out),
+        ],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    open_rows, closed_rows = read_jsonl(out / "open.jsonl"), read_jsonl(out / "closed.jsonl")
+    assert len(open_rows) == len(closed_rows) > 0
+    labels = TaskLabels()
+    for index, (open_row, closed_row) in enumerate(zip(open_rows, closed_rows, strict=True)):
+        assert open_row["index"] == closed_row["index"] == index
+        assert open_row["label"] == closed_row["label"]
+        assert labels.resolve(open_row["label"]).task_id == open_row["task_id"]
+        assert (
+            open_row["prompt"][0]["role"] == "user" and open_row["prompt"] != closed_row["prompt"]
+        )
