@@ -1,5 +1,5 @@
 """`sebench export verl|openrlhf`: the parquet rows verl documents and the JSONL OpenRLHF reads,
-read back the way verl's dataset reads them."""
+open and closed aligned row by row, read back the way the engines read them."""
 
 from __future__ import annotations
 
