@@ -8,6 +8,7 @@ import http.client
 import json
 import random
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -60,9 +61,9 @@ def batch(pairs, label_of) -> dict:
 
 
 @contextmanager
-def serving(grader, tasks, **service_options):
+def serving(grader, tasks, reading_at_once: int = 8, **service_options):
     service = RewardService(grader, **service_options)
-    with running(service, TaskLabels(tasks)) as server:
+    with running(service, TaskLabels(tasks), reading_at_once=reading_at_once) as server:
         yield server, service
 
 
@@ -243,3 +244,26 @@ def test_sigterm_answers_the_request_in_flight_then_exits_cleanly(
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+def test_bodies_past_the_reading_limit_are_drained_and_answered_503(grader, tasks, shift_task):
+    quick = batch([(shift_task, "no code")], lambda t, i: t.task_id)
+    with serving(grader, tasks, reading_at_once=1) as (server, _):
+        # a client that sends its headers and a tenth of its body, then waits
+        slow = socket.create_connection((server.server_address[0], server.server_address[1]))
+        slow.sendall(b"POST /get_reward HTTP/1.0\r\nContent-Length: 100\r\n\r\n" + b"x" * 10)
+        deadline = time.monotonic() + 30
+        while server.reading_now < 1:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+
+        status, headers, answer = post(server.url, quick)
+        assert status == 503 and headers["Retry-After"] == "1"
+        assert "being read already" in answer["error"]
+
+        slow.sendall(b"x" * 90)  # the rest: not JSON
+        reply = slow.makefile("rb").read()
+        slow.close()
+        assert reply.startswith(b"HTTP/1.0 400") and b"not valid JSON" in reply
+        status, _, answer = post(server.url, quick)
+        assert status == 200 and answer["verdicts"] == ["no_code"]

@@ -1,8 +1,10 @@
 """The reward service over HTTP (standard library only): `POST /get_reward`, `GET /health`.
 
-One thread per connection (`ThreadingHTTPServer`) parses and checks the request, hands it to
-the `RewardService` and waits for its rewards; the service bounds the work admitted, so a flood
-of requests costs a 503 each, never memory. Every refusal is a JSON `{"error": reason}` with a
+One thread per connection (`ThreadingHTTPServer`) reads, parses and checks the request, hands
+it to the `RewardService` and waits for its rewards. Memory is bounded at both steps: at most
+`reading_at_once` bodies are read and parsed at a time (another request's body is read in small
+chunks and dropped, then answered 503), and the service bounds the samples admitted (503 past
+it). A flood of requests costs a 503 each, never memory. Every refusal is a JSON `{"error": reason}` with a
 4xx (malformed body, wrong lengths, unknown task id, too large) or a 503 with Retry-After (queue
 full, shutting down); a grader bug on one request is a 500 for that request only.
 
@@ -16,6 +18,7 @@ import json
 import logging
 import threading
 from collections.abc import Iterator
+from concurrent.futures import Future
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -29,9 +32,12 @@ from sebench.integrations.reward_service import (
     Stopping,
     TooLarge,
 )
+from sebench.training.rewards import ScoredBatch
 
 REWARD_PATH = "/get_reward"  # the path of OpenRLHF's own serve_rm.py
 HEALTH_PATH = "/health"
+DEFAULT_READING_AT_ONCE = 8  # bodies in memory before admission: 8 x the body limit at worst
+DRAIN_CHUNK = 64 * 1024  # a refused body is read (so the client sees the answer) and dropped
 SOCKET_TIMEOUT_S = 120  # a client that stops sending mid-body frees its thread after this
 
 log = logging.getLogger("sebench.reward_server")
@@ -47,11 +53,20 @@ class RewardHTTPServer(ThreadingHTTPServer):
         service: RewardService,
         labels: TaskLabels,
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        reading_at_once: int = DEFAULT_READING_AT_ONCE,
     ) -> None:
         self.service = service
         self.labels = labels
         self.max_body_bytes = max_body_bytes
+        self.reading_at_once = reading_at_once
+        self.reading = threading.BoundedSemaphore(reading_at_once)
+        self._count_lock = threading.Lock()
+        self.reading_now = 0  # requests between their headers and their admission
         super().__init__(address, _Handler)
+
+    def count_reading(self, step: int) -> None:
+        with self._count_lock:
+            self.reading_now += step
 
     @property
     def url(self) -> str:
@@ -74,9 +89,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._reply(404, {"error": f"no such path {self.path!r}: POST {REWARD_PATH}"})
             return
         try:
-            body = self._body()
-            request = parse_request(body, self.server.labels)
-            scored = self.server.service.grade(request)
+            scored = self._admit().result()
         except _Refused as refused:
             self._reply(refused.status, {"error": refused.reason})
         except RequestError as exc:
@@ -90,6 +103,31 @@ class _Handler(BaseHTTPRequestHandler):
             self._reply(500, {"error": f"internal error: {type(exc).__name__}: {exc}"})
         else:
             self._reply(200, reward_response(scored))
+
+    def _admit(self) -> Future[ScoredBatch]:
+        """Read, parse and queue the request while holding one of the reading slots."""
+        server = self.server
+        if not server.reading.acquire(blocking=False):
+            self._drain()
+            raise Busy(f"{server.reading_at_once} requests are being read already; retry")
+        server.count_reading(+1)
+        try:
+            request = parse_request(self._body(), server.labels)
+            return server.service.submit(request)
+        finally:
+            server.count_reading(-1)
+            server.reading.release()
+
+    def _drain(self) -> None:
+        try:
+            left = min(int(self.headers.get("Content-Length", 0)), self.server.max_body_bytes)
+        except ValueError:
+            return
+        while left > 0:
+            chunk = self.rfile.read(min(DRAIN_CHUNK, left))
+            if not chunk:
+                return
+            left -= len(chunk)
 
     def _body(self) -> Any:
         length_text = self.headers.get("Content-Length")
@@ -139,10 +177,11 @@ def running(
     host: str = "127.0.0.1",
     port: int = 0,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    reading_at_once: int = DEFAULT_READING_AT_ONCE,
 ) -> Iterator[RewardHTTPServer]:
     """Serve until the block ends, then shut down in order: stop accepting, let the service
     finish the batches it admitted (answering them), join the handler threads."""
-    server = RewardHTTPServer((host, port), service, labels, max_body_bytes)
+    server = RewardHTTPServer((host, port), service, labels, max_body_bytes, reading_at_once)
     thread = threading.Thread(target=server.serve_forever, name="reward-http", daemon=True)
     thread.start()
     try:
