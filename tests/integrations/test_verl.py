@@ -107,3 +107,18 @@ def test_loaded_from_its_file_path_as_verl_loads_a_custom_module(shift_task, rew
     spec.loader.exec_module(module)
     result = module.compute_score("sebench", "no code", task_label(shift_task), **reward_kwargs)
     assert result["verdict/no_code"] == 1.0
+
+
+def test_concurrent_calls_as_verls_reward_loop_makes_them_share_the_warm_grader(
+    response_pool, reward_kwargs
+):
+    """verl 0.9 runs each per-sample call in an executor thread: many at once, one process."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def score(pair):
+        task, response = pair
+        return verl.compute_score("sebench", response, task_label(task), None, **reward_kwargs)
+
+    sequential = [score(pair) for pair in response_pool]
+    with ThreadPoolExecutor(8) as threads:
+        assert list(threads.map(score, response_pool)) == sequential

@@ -4,10 +4,12 @@ verl's documented signature (docs/preparation/reward_function.rst, "Customized")
 `data_source, solution_str, ground_truth, extra_info=None` returning the score; its reward
 managers also take a dict with a "score" key and log every other key per sample
 (workers/reward_manager/naive.py), and `custom_reward_function.reward_kwargs` are merged into
-each call's keyword arguments (trainer/ppo/reward.py, `get_custom_reward_fn`). Its batch
-reward manager (`reward_manager.name=batch`) calls one function with lists instead
-(`data_sources, solution_strs, ground_truths, extra_infos`): `compute_score_batch`, which grades
-the whole batch concurrently; the per-sample function grades one sample at a time.
+each call's keyword arguments (trainer/ppo/reward.py, `get_custom_reward_fn`). verl 0.9's reward
+loop calls the per-sample function from executor threads (experimental/reward_loop/
+reward_manager/naive.py), so the calls of one process grade concurrently on its warm grader;
+the batch reward manager of older verl (`reward_model.reward_manager=batch`) calls one function
+with lists instead (`data_sources, solution_strs, ground_truths, extra_infos`):
+`compute_score_batch`, which grades the whole batch concurrently.
 
     reward.custom_reward_function.path=pkg://sebench.integrations.verl   (or this file's path)
     reward.custom_reward_function.name=compute_score                     (or compute_score_batch)
