@@ -20,6 +20,7 @@ import pytest
 
 from sebench.grading.runner import EvalConfig, evaluate
 from sebench.grading.sandbox.config import SandboxConfig
+from sebench.grading.verdicts import Verdict, VerdictKind
 from sebench.integrations.labels import TaskLabels, task_label
 from sebench.integrations.reward_server import running
 from sebench.integrations.reward_service import RewardService
@@ -267,3 +268,50 @@ def test_bodies_past_the_reading_limit_are_drained_and_answered_503(grader, task
         assert reply.startswith(b"HTTP/1.0 400") and b"not valid JSON" in reply
         status, _, answer = post(server.url, quick)
         assert status == 200 and answer["verdicts"] == ["no_code"]
+
+
+class FailingSandbox:
+    """The real grader behind a sandbox that fails `failures` times for each response."""
+
+    def __init__(self, grader, failures: int) -> None:
+        self.grader, self.failures, self.seen = grader, failures, {}
+        self.workers = grader.workers
+
+    def grade_many(self, items):
+        for item in items:
+            count = self.seen[item[1]] = self.seen.get(item[1], 0) + 1
+            if count <= self.failures:
+                yield item, Verdict(VerdictKind.INFRA_ERROR, detail="sandbox died")
+            else:
+                yield item, self.grader.grade(item[0], item[1])
+
+
+def test_a_sample_the_grader_fails_twice_is_sent_as_zero_and_flagged_unscored(
+    grader, tasks, shift_task
+):
+    payload = batch([(shift_task, "no code"), (shift_task, "none")], lambda t, i: t.task_id)
+    with serving(FailingSandbox(grader, failures=1), tasks) as (server, service):
+        status, _, once = post(server.url, payload)  # retried once: graded
+    assert status == 200 and once["verdicts"] == ["no_code", "no_code"]
+    assert once["extra_logs"]["unscored"] == [0.0, 0.0] and service.health()["retried"] == 2
+    with serving(FailingSandbox(grader, failures=2), tasks) as (server, service):
+        status, _, twice = post(server.url, payload)
+    assert status == 200 and twice["verdicts"] == ["infra_error", "infra_error"]
+    assert twice["rewards"] == [0.0, 0.0] and twice["extra_logs"]["unscored"] == [1.0, 1.0]
+    assert service.health()["unscored"] == 2
+
+
+def test_a_requests_client_as_openrlhf_uses_gets_its_rewards(grader, tasks, shift_task):
+    """OpenRLHF posts with `requests.post(url, json=..., headers=..., timeout=180)` and reads
+    `response.json()[score_key]` after `raise_for_status()` (openrlhf/utils/remote_rm_utils.py)."""
+    requests = pytest.importorskip("requests")
+    payload = batch([(shift_task, "no code")], lambda t, i: task_label(t))
+    with serving(grader, tasks) as (server, _):
+        response = requests.post(
+            server.url + "/get_reward",
+            json=payload,
+            headers={"Content-Type": "application/json"},
+            timeout=180,
+        )
+        response.raise_for_status()
+        assert response.json()["rewards"] == [0.0]
