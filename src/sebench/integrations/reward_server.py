@@ -9,7 +9,8 @@ it). A flood of requests costs a 503 each, never memory. Every refusal is a JSON
 full, shutting down); a grader bug on one request is a 500 for that request only.
 
 HTTP/1.0, one request per connection: no idle keep-alive connection can hold a thread, so a
-shutdown waits only for requests being graded (`running`).
+shutdown waits only for requests being graded (`running`), and for a client stalled mid-body at
+most the socket timeout.
 """
 
 from __future__ import annotations
