@@ -7,10 +7,11 @@ case, each correct answer is rerun with the library perturbed), every fourth rep
 or code-free answer, as an RL batch mixes them.
 - in-process: `score_batch` on the grader, one batch after another (what `sebench train grpo`'s
   TRL reward does);
-- service: the same warm grader behind `sebench serve-reward`'s HTTP server on 127.0.0.1,
-  `--clients` threads posting OpenRLHF-format batches (prompt + response in `query`, the task
-  row as label) at once.
-The two alternate for --rounds rounds on the same grader so that both see the same machine.
+- service: `sebench serve-reward` in its own process on 127.0.0.1 (as on a reward node: the
+  clients do not share its interpreter), the same number of sandbox workers, `--clients`
+  threads posting OpenRLHF-format batches (prompt + response in `query`, the task row as label)
+  at once.
+The two alternate for --rounds rounds so that both see the same machine.
 Prints samples/s for each, the ratio service / in-process, and whether the verdicts agree.
 """
 
@@ -20,8 +21,11 @@ import argparse
 import http.client
 import json
 import os
+import subprocess
+import sys
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -116,6 +120,24 @@ def through_service(url: str, chunks, clients: int) -> tuple[float, list[str]]:
     return seconds, [v for i in range(len(bodies)) for v in answers[i]]
 
 
+@contextmanager
+def reward_service(library, workers: int):
+    """`sebench serve-reward` in a child process; yields its URL, stops it with SIGTERM."""
+    command = [
+        sys.executable, "-m", "sebench.cli.main", "serve-reward", "--lib", str(library.root),
+        "--port", "0", "--workers", str(workers),
+    ]  # fmt: skip
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    try:
+        line = process.stderr.readline()
+        if " on http://" not in line:
+            raise RuntimeError(line + process.stderr.read())
+        yield line.split(" on ")[1].split(" ")[0]
+    finally:
+        process.terminate()
+        process.wait(60)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--samples", type=int, default=240)
@@ -128,24 +150,24 @@ def main() -> None:
 
     from sebench.grading.grader import Grader
     from sebench.grading.sandbox.config import SandboxConfig
-    from sebench.integrations.labels import TaskLabels
-    from sebench.integrations.reward_server import running
-    from sebench.integrations.reward_service import RewardService
 
     library, samples = build_samples(args.data, args.samples)
     chunks = batches(samples, args.batch)
     totals = {"in-process": 0.0, "service": 0.0}
     agree = True
-    with Grader(library, SandboxConfig(workers=args.workers)) as grader:
-        in_process(grader, chunks[:1])  # warm: the first fork of each server costs more
-        service = RewardService(grader)
-        with running(service, TaskLabels()) as server:
-            for _ in range(args.rounds):
-                seconds, local = in_process(grader, chunks)
-                totals["in-process"] += seconds
-                seconds, remote = through_service(server.url, chunks, args.clients)
-                totals["service"] += seconds
-                agree = agree and local == remote
+    with (
+        Grader(library, SandboxConfig(workers=args.workers)) as grader,
+        reward_service(library, args.workers) as url,
+    ):
+        # warm both: the first fork of each sandbox server costs more
+        in_process(grader, chunks[:1])
+        through_service(url, chunks[:1], 1)
+        for _ in range(args.rounds):
+            seconds, local = in_process(grader, chunks)
+            totals["in-process"] += seconds
+            seconds, remote = through_service(url, chunks, args.clients)
+            totals["service"] += seconds
+            agree = agree and local == remote
     graded = args.samples * args.rounds
     rates = {name: graded / seconds for name, seconds in totals.items()}
     print(
