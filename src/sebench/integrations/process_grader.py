@@ -33,35 +33,42 @@ class GraderSettings:
     timeout: float = 3.0  # seconds per program, the official limit
 
 
+@dataclass(frozen=True)
+class _Held:
+    grader: Grader
+    settings: GraderSettings
+    pid: int  # the process that started it: a forked child must not use its servers
+
+
 _lock = threading.Lock()
-_held: dict[str, object] = {}  # "grader", "settings", "pid"
+_held: _Held | None = None
+_atexit_registered = False
 
 
 def shared_grader(settings: GraderSettings) -> Grader:
     """The process's warm grader for `settings`, started on first use."""
+    global _held, _atexit_registered
     with _lock:
-        grader = _held.get("grader")
-        if grader is not None and _held["pid"] == os.getpid():
-            if _held["settings"] != settings:
+        if _held is not None and _held.pid == os.getpid():
+            if _held.settings != settings:
                 raise SebenchError(
-                    f"this process already grades with {_held['settings']}; one process, one "
+                    f"this process already grades with {_held.settings}; one process, one "
                     f"grader: pass the same reward settings everywhere (got {settings})"
                 )
-            return grader  # type: ignore[return-value]
-        grader = _start(settings)
-        first = not _held
-        _held.update(grader=grader, settings=settings, pid=os.getpid())
-        if first:
+            return _held.grader
+        _held = _Held(_start(settings), settings, os.getpid())
+        if not _atexit_registered:
             atexit.register(close_shared_grader)
-        return grader
+            _atexit_registered = True
+        return _held.grader
 
 
 def close_shared_grader() -> None:
+    global _held
     with _lock:
-        grader, pid = _held.pop("grader", None), _held.pop("pid", None)
-        _held.pop("settings", None)
-    if grader is not None and pid == os.getpid():
-        grader.close()  # type: ignore[attr-defined]
+        held, _held = _held, None
+    if held is not None and held.pid == os.getpid():
+        held.grader.close()
 
 
 def _start(settings: GraderSettings) -> Grader:
