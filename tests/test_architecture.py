@@ -10,7 +10,17 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "sebench"
-PIPELINE = ["library", "data", "prompts", "rollout", "grading", "training", "reports", "cli"]
+PIPELINE = [
+    "library",
+    "data",
+    "prompts",
+    "rollout",
+    "grading",
+    "training",
+    "integrations",
+    "reports",
+    "cli",
+]
 HEAVY = ("torch", "transformers", "trl", "peft", "vllm", "datasets", "openai", "matplotlib")
 
 
@@ -43,7 +53,7 @@ def test_stage_never_imports_a_later_stage(stage: str) -> None:
     assert not offenders, offenders
 
 
-@pytest.mark.parametrize("stage", ["library", "data", "prompts", "grading"])
+@pytest.mark.parametrize("stage", ["library", "data", "prompts", "grading", "integrations"])
 def test_core_stages_import_heavy_extras_only_lazily(stage: str) -> None:
     offenders = [
         f"{path.relative_to(SRC)} imports {module} at module level"

@@ -4,7 +4,7 @@
 set -euo pipefail
 : "${MODEL:?local Qwen3-1.7B folder}" "${DATA:?training tasks JSONL}" "${API_DOC:?api_doc.jsonl}"
 : "${OUT:?output folder}" "${MODE:=closed}"
-accelerate launch --config_file recipes/grpo/accelerate/single_gpu.yaml \
+accelerate launch --config_file recipes/accelerate/single_gpu.yaml \
   --module sebench.cli.main train grpo \
   --mode "$MODE" --model "$MODEL" ${INIT:+--init "$INIT"} --data "$DATA" --api-doc "$API_DOC" \
   --out "$OUT" --vllm colocate --bf16 --micro-batch 8 --max-new-tokens 2048 --steps 200

@@ -17,12 +17,14 @@ from sebench.cli import (
     demo_cmd,
     doctor_cmd,
     eval_cmd,
+    export_cmd,
     lib_cmd,
     memory_cmd,
     prompt_cmd,
     report_cmd,
     rollout_cmd,
     run_cmd,
+    serve_cmd,
     tasks_cmd,
     train_cmd,
     validate_cmd,
@@ -52,6 +54,8 @@ for module in (
     demo_cmd,
     doctor_cmd,
     report_cmd,
+    serve_cmd,
+    export_cmd,
 ):
     module.register(app)
 

@@ -64,6 +64,39 @@ def completion_text(completion: Any) -> str:
     return "".join(str(message.get("content") or "") for message in completion)
 
 
+@dataclass(frozen=True)
+class ScoredBatch:
+    """One batch through the grader: verdicts and rewards in input order."""
+
+    verdicts: list[Verdict]
+    rewards: list[float | None]
+    retried: int  # infra errors graded a second time
+
+
+def score_batch(grader: Grader, tasks: Sequence[Task], texts: Sequence[str]) -> ScoredBatch:
+    """Grade `texts` against `tasks` concurrently in the grader's warm pool; an `infra_error` is
+    graded once more, and its reward is None if it fails again (`reward_of`). The one path from
+    responses to rewards: TRL's reward here, the reward service and verl's `compute_score`."""
+    verdicts = _grade_in_order(grader, tasks, texts)
+    retried = [i for i, v in enumerate(verdicts) if v.kind is VerdictKind.INFRA_ERROR]
+    if retried:
+        again = _grade_in_order(grader, [tasks[i] for i in retried], [texts[i] for i in retried])
+        for index, verdict in zip(retried, again, strict=True):
+            verdicts[index] = verdict
+    return ScoredBatch(verdicts, [reward_of(v) for v in verdicts], len(retried))
+
+
+def _grade_in_order(grader: Grader, tasks: Sequence[Task], texts: Sequence[str]) -> list[Verdict]:
+    """Verdicts in input order (`grade_many` yields them as they finish)."""
+    found: dict[int, Verdict] = {}
+    items = [
+        (task, text, index) for index, (task, text) in enumerate(zip(tasks, texts, strict=True))
+    ]
+    for item, verdict in grader.grade_many(items):
+        found[item[2]] = verdict
+    return [found[i] for i in range(len(texts))]
+
+
 class SebenchReward:
     """A TRL reward function: `reward(prompts, completions, task_id=[...], **kwargs)`.
 
@@ -92,17 +125,12 @@ class SebenchReward:
             raise SebenchError("the reward needs a `task_id` column in the training dataset")
         texts = [completion_text(c) for c in completions]
         tasks = [self._task(name) for name in task_id]
-        verdicts = self._grade(tasks, texts)
-        retried = [i for i, v in enumerate(verdicts) if v.kind is VerdictKind.INFRA_ERROR]
-        if retried:
-            again = self._grade([tasks[i] for i in retried], [texts[i] for i in retried])
-            for index, verdict in zip(retried, again, strict=True):
-                verdicts[index] = verdict
-        rewards = [reward_of(v) for v in verdicts]
+        scored = score_batch(self.grader, tasks, texts)
+        verdicts, rewards = scored.verdicts, scored.rewards
         with self._lock:
             stats = self._stats
             stats.verdicts.update(v.kind.value for v in verdicts)
-            stats.retried += len(retried)
+            stats.retried += scored.retried
             stats.unscored += sum(r is None for r in rewards)
             for index in range(min(self.samples_kept, len(texts))):
                 stats.samples.append(
@@ -126,13 +154,3 @@ class SebenchReward:
             return self.tasks[name]
         except KeyError:
             raise SebenchError(f"reward: unknown task_id {name!r}") from None
-
-    def _grade(self, tasks: Sequence[Task], texts: Sequence[str]) -> list[Verdict]:
-        """Verdicts in input order (`grade_many` yields them as they finish)."""
-        found: dict[int, Verdict] = {}
-        items = [
-            (task, text, index) for index, (task, text) in enumerate(zip(tasks, texts, strict=True))
-        ]
-        for item, verdict in self.grader.grade_many(items):
-            found[item[2]] = verdict
-        return [found[i] for i in range(len(texts))]
