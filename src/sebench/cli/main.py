@@ -17,6 +17,7 @@ from sebench.cli import (
     demo_cmd,
     doctor_cmd,
     eval_cmd,
+    experiment_cmd,
     lib_cmd,
     prompt_cmd,
     rollout_cmd,
@@ -48,6 +49,7 @@ for module in (
     train_cmd,
     demo_cmd,
     doctor_cmd,
+    experiment_cmd,
 ):
     module.register(app)
 
