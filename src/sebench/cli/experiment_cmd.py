@@ -31,6 +31,7 @@ _STYLE = {
     "run": "yellow",
     "resume": "yellow",
     "skip": "green",
+    "skipped": "green",
     "done": "green",
     "failed": "red",
     "interrupted": "red",
@@ -38,6 +39,11 @@ _STYLE = {
     "blocked": "red",
     "outdated": "yellow",
 }
+
+
+def _styled(word: str) -> str:
+    style = _STYLE.get(word)
+    return f"[{style}]{word}[/]" if style else word
 
 
 def _recipe(path: Path, overrides: list[str] | None) -> Recipe:
@@ -66,7 +72,7 @@ def plan_command(recipe: RecipeArgument, out: OutOption = None, set_: SetOption 
     for planned in plan.steps:
         decision = planned.decision.value
         note = f"input not found: {', '.join(planned.missing)}" if planned.missing else ""
-        table.add_row(planned.step.id, f"[{_STYLE[decision]}]{decision}[/]", note)
+        table.add_row(planned.step.id, _styled(decision), note)
     console.print(table)
     for regime, why in plan.unavailable.items():
         console.print(f"[yellow]{regime}: {why}[/] (its arms stay pending)")
@@ -92,8 +98,7 @@ def run_command(recipe: RecipeArgument, out: OutOption = None, set_: SetOption =
             console.print(f"{verb} {step}")
             return
         timing = f" ({event.wall_s:.1f} s)" if event.wall_s is not None else ""
-        style = _STYLE.get(event.outcome.value, "")
-        console.print(f"[{style}]{event.outcome.value}[/] {step}{timing}")
+        console.print(f"{_styled(event.outcome.value)} {step}{timing}")
         if event.error:
             console.print(f"  {event.error}", markup=False)
 
@@ -139,12 +144,9 @@ def status_command(
     table.add_column("wall s", justify="right")
     table.add_column("error", overflow="fold")
     for row in rows:
-        style = _STYLE.get(row.state, "")
-        state = f"[{style}]{row.state}[/]" if style else row.state
         wall = f"{row.wall_s:.1f}" if row.wall_s is not None else ""
-        table.add_row(
-            row.id, state, wall, (row.error or "").splitlines()[-1:][0] if row.error else ""
-        )
+        last_line = row.error.strip().splitlines()[-1] if row.error else ""
+        table.add_row(row.id, _styled(row.state), wall, last_line)
     console.print(table)
     counts: dict[str, int] = {}
     for row in rows:

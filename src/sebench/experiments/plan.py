@@ -307,6 +307,11 @@ def _decide(step: Step, key: str, run_dir: Path) -> Decision:
     record = read_record(run_dir, step.id)
     if record is None or record.key != key:
         return Decision.RUN
-    if record.state is StepState.DONE and all((run_dir / o).exists() for o in step.outputs):
+    complete = record.result.get("complete", True)  # a table made while arms were missing
+    if (
+        record.state is StepState.DONE
+        and complete
+        and all((run_dir / o).exists() for o in step.outputs)
+    ):
         return Decision.SKIP
     return Decision.RESUME if step.resumable else Decision.RUN

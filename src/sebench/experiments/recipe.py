@@ -196,7 +196,8 @@ def _recipe(raw: dict[str, Any], path: Path) -> Recipe:
     if samples < 1:
         raise InputError("must be at least 1", path=str(path), field="samples")
     for section in ("sft", "grpo"):
-        if "seed" in raw.get(section, {}):
+        table = raw.get(section, {})
+        if isinstance(table, dict) and "seed" in table:
             raise InputError(
                 "seeds come from the top-level `seeds` list (one arm per seed)",
                 path=str(path),
@@ -209,13 +210,13 @@ def _recipe(raw: dict[str, Any], path: Path) -> Recipe:
         regimes=regimes,
         seeds=seeds,
         samples=samples,
-        library=_library(raw.get("library", {}), path),
+        library=_section(LibrarySpec, raw.get("library", {}), "library", path, paths=("api_doc",)),
         data=_data(raw.get("data", {}), path),
         backend=_section(BackendSpec, raw.get("backend", {}), "backend", path),
         sampling=_section(SamplingConfig, raw.get("sampling", {}), "sampling", path),
         grading=_section(GradingSpec, raw.get("grading", {}), "grading", path),
-        sft=_section(SFTTrainingConfig, raw.get("sft", {}), "sft", path),
-        grpo=_section(GRPOSettings, raw.get("grpo", {}), "grpo", path),
+        sft=_section(SFTTrainingConfig, raw.get("sft", {}), "sft", path, hidden=("seed",)),
+        grpo=_section(GRPOSettings, raw.get("grpo", {}), "grpo", path, hidden=("seed",)),
         expected=_expected(raw.get("expected", {}), path),
     )
     _check_choices(recipe, path)
@@ -270,11 +271,6 @@ def _check_choices(recipe: Recipe, path: Path) -> None:
         raise InputError(
             f"'{GENERATED}' test tasks need data.generate", path=str(path), field="data.single"
         )
-
-
-def _library(raw: Any, path: Path) -> LibrarySpec:
-    spec = _section(LibrarySpec, raw, "library", path, paths=("api_doc",))
-    return spec
 
 
 def _data(raw: Any, path: Path) -> DataSpec:
@@ -342,11 +338,20 @@ def _expected(raw: Any, path: Path) -> dict[str, dict[str, float | None]]:
     return expected
 
 
-def _section(cls: type, raw: Any, section: str, path: Path, *, paths: tuple[str, ...] = ()):
-    """`cls(**raw)` with every key known and every value of its field's type."""
+def _section(
+    cls: type,
+    raw: Any,
+    section: str,
+    path: Path,
+    *,
+    paths: tuple[str, ...] = (),
+    hidden: tuple[str, ...] = (),
+):
+    """`cls(**raw)` with every key known (`hidden` fields are set elsewhere) and every value of
+    its field's type."""
     raw = _typed(raw, dict, section, path)
     hints = typing.get_type_hints(cls)
-    fields = {f.name for f in dataclasses.fields(cls)}
+    fields = {f.name for f in dataclasses.fields(cls)} - set(hidden)
     _known(raw, fields, section, path)
     values = {}
     for key, value in raw.items():

@@ -23,7 +23,15 @@ from pathlib import Path
 
 from sebench.errors import SebenchError
 from sebench.experiments.manifest import Arm, ArmStatus, Manifest, write_manifest
-from sebench.experiments.plan import Decision, Plan, Planned, make_plan, split_dir, train_dir
+from sebench.experiments.plan import (
+    Decision,
+    Plan,
+    Planned,
+    StepKind,
+    make_plan,
+    split_dir,
+    train_dir,
+)
 from sebench.experiments.recipe import Recipe
 from sebench.experiments.records import (
     StepRecord,
@@ -108,7 +116,7 @@ def _run_step(
         emit(StepEvent(planned, Outcome.SKIPPED))
         return Outcome.SKIPPED
     blocked = [n for n in step.needs if outcomes.get(n) in (Outcome.FAILED, Outcome.BLOCKED)]
-    if blocked:
+    if blocked and step.kind is not StepKind.REPORT:  # the table shows what is done
         emit(StepEvent(planned, Outcome.BLOCKED, error=f"needs {', '.join(blocked)}"))
         return Outcome.BLOCKED
     if planned.decision is Decision.RUN:

@@ -30,6 +30,7 @@ from sebench.experiments.plan import (
     train_dir,
 )
 from sebench.experiments.recipe import SPLIT_FILES, Recipe
+from sebench.experiments.records import StepState, read_record
 from sebench.experiments.regimes import REGIMES, TrainKind
 from sebench.experiments.table import write_table
 from sebench.jsonl import write_jsonl
@@ -332,7 +333,14 @@ def grade(step: Step, context: Context) -> dict[str, Any]:
 
 def report(step: Step, context: Context) -> dict[str, Any]:
     paths = write_table(context.run_dir, context.run_dir / REPORT_DIR)
-    return {"files": [str(p.relative_to(context.run_dir)) for p in paths]}
+    graded = [read_record(context.run_dir, need) for need in step.needs]
+    done = sum(r is not None and r.state is StepState.DONE for r in graded)
+    return {
+        "files": [str(p.relative_to(context.run_dir)) for p in paths],
+        "arms_done": done,
+        # made again by the next run until every arm that can run is in it
+        "complete": done == len(step.needs),
+    }
 
 
 STEP_FUNCTIONS: dict[StepKind, StepFunction] = {

@@ -1,0 +1,42 @@
+"""Fixtures for the experiment tests: the shipped recipes, the tiny model, small overrides."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+RECIPES = Path(__file__).resolve().parents[2] / "recipes" / "experiments"
+CPU_RECIPE = RECIPES / "cpu-smollm2.toml"
+GPU_RECIPE = RECIPES / "qwen3-8b-paper.toml"
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory) -> Path:
+    from tests.helpers.tiny_model import tiny_model_dir
+
+    return tiny_model_dir(tmp_path_factory)
+
+
+@pytest.fixture()
+def one_thread():
+    # The tiny model's matrices are too small for two threads to help; on a loaded machine
+    # they only contend.
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def small(tiny_model: Path, **more: object) -> dict[str, object]:
+    """The CPU recipe cut to what a test needs: the tiny model, three regimes (a reference row,
+    SFT, and RL after SFT), two test tasks, short answers."""
+    return {
+        "model": str(tiny_model),
+        "regimes": ["no-docs", "closed-sft", "sft-rl"],
+        "data.limit": 2,
+        "sampling.max_new_tokens": 8,
+        **more,
+    }
