@@ -10,7 +10,17 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "sebench"
-PIPELINE = ["library", "data", "prompts", "rollout", "grading", "training", "reports", "cli"]
+PIPELINE = [
+    "library",
+    "data",
+    "prompts",
+    "rollout",
+    "grading",
+    "training",
+    "reports",
+    "experiments",
+    "cli",
+]
 HEAVY = ("torch", "transformers", "trl", "peft", "vllm", "datasets", "openai", "matplotlib")
 
 
@@ -80,5 +90,6 @@ def test_cli_lists_every_command_group() -> None:
         "train",
         "demo",
         "doctor",
+        "experiment",
     ):
         assert command in out.stdout, command

@@ -18,18 +18,6 @@ def tiny_model(tmp_path_factory) -> Path:
     return tiny_model_dir(tmp_path_factory)
 
 
-@pytest.fixture()
-def one_thread():
-    # The tiny model's matrices are too small for two threads to help; on a loaded machine
-    # they only contend.
-    import torch
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 def small(tiny_model: Path, **more: object) -> dict[str, object]:
     """The CPU recipe cut to what a test needs: the tiny model, three regimes (a reference row,
     SFT, and RL after SFT), two test tasks, short answers."""
@@ -40,3 +28,21 @@ def small(tiny_model: Path, **more: object) -> dict[str, object]:
         "sampling.max_new_tokens": 8,
         **more,
     }
+
+
+@pytest.fixture(scope="session")
+def finished(tmp_path_factory, tiny_model):
+    """One run of the cut CPU recipe: (run folder, result, seconds). Shared: tests that change
+    it work on a copy."""
+    import time
+
+    import torch
+
+    from sebench.experiments.recipe import load_recipe
+    from sebench.experiments.runner import run_experiment
+
+    torch.set_num_threads(1)
+    run_dir = tmp_path_factory.mktemp("experiment") / "run"
+    started = time.perf_counter()
+    result = run_experiment(load_recipe(CPU_RECIPE, small(tiny_model)), run_dir)
+    return run_dir, result, time.perf_counter() - started

@@ -12,8 +12,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 from sebench.experiments import steps as step_functions
 from sebench.experiments.plan import StepKind
 from sebench.experiments.recipe import load_recipe
@@ -24,18 +22,6 @@ from tests.experiments.conftest import CPU_RECIPE, small
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 ARM_KEYS = {"regime", "seed", "split", "results", "summary", "train_dir", "status"}
-
-
-@pytest.fixture(scope="module")
-def finished(tmp_path_factory, tiny_model):
-    """One run of the cut CPU recipe, shared (tests that change it work on a copy)."""
-    import torch
-
-    torch.set_num_threads(1)
-    run_dir = tmp_path_factory.mktemp("experiment") / "run"
-    started = time.perf_counter()
-    result = run_experiment(load_recipe(CPU_RECIPE, small(tiny_model)), run_dir)
-    return run_dir, result, time.perf_counter() - started
 
 
 def _copy(run_dir: Path, tmp_path: Path) -> Path:

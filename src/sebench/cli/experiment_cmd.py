@@ -133,7 +133,7 @@ def _unavailable(recipe: Recipe) -> dict[str, str]:
 def status_command(
     run_dir: Annotated[Path, typer.Argument(help="A run folder.")],
 ) -> None:
-    """Print each step of the run folder's latest plan: done, running, failed, not started."""
+    """Print each step of the latest plan in RUN_DIR: done, running, failed, not started."""
     from sebench.experiments.status import run_status
 
     rows = run_status(run_dir)
