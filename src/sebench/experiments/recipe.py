@@ -153,21 +153,7 @@ def _set(raw: dict[str, Any], key: str, value: Any, path: Path) -> None:
 
 
 def _recipe(raw: dict[str, Any], path: Path) -> Recipe:
-    top = {
-        "name",
-        "model",
-        "regimes",
-        "seeds",
-        "samples",
-        "library",
-        "data",
-        "backend",
-        "sampling",
-        "grading",
-        "sft",
-        "grpo",
-        "expected",
-    }
+    top = {f.name for f in dataclasses.fields(Recipe)} - {"path"}
     _known(raw, top, "", path)
     for required in ("name", "regimes"):
         if required not in raw:
