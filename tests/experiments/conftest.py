@@ -32,8 +32,8 @@ def small(tiny_model: Path, **more: object) -> dict[str, object]:
 
 @pytest.fixture(scope="session")
 def finished(tmp_path_factory, tiny_model):
-    """One run of the cut CPU recipe: (run folder, result, seconds). Shared: tests that change
-    it work on a copy."""
+    """One run of the cut CPU recipe: (run folder, result, seconds, progress reports). Shared:
+    tests that change it work on a copy."""
     import time
 
     import torch
@@ -44,5 +44,10 @@ def finished(tmp_path_factory, tiny_model):
     torch.set_num_threads(1)
     run_dir = tmp_path_factory.mktemp("experiment") / "run"
     started = time.perf_counter()
-    result = run_experiment(load_recipe(CPU_RECIPE, small(tiny_model)), run_dir)
-    return run_dir, result, time.perf_counter() - started
+    reports: list[tuple[str, int, int]] = []
+    result = run_experiment(
+        load_recipe(CPU_RECIPE, small(tiny_model)),
+        run_dir,
+        on_progress=lambda step, done, total: reports.append((step, done, total)),
+    )
+    return run_dir, result, time.perf_counter() - started, reports

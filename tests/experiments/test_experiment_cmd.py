@@ -26,7 +26,7 @@ def test_plan_lists_the_steps_and_what_a_run_would_do(tmp_path):
 
 
 def test_plan_of_a_finished_run_skips_everything(finished, tiny_model):
-    run_dir, _, _ = finished
+    run_dir, _, _, _ = finished
     overrides = [f"--set={k}={json.dumps(v)}" for k, v in small(tiny_model).items()]
     done = sebench("experiment", "plan", CPU_RECIPE, "--out", run_dir, *overrides)
     assert done.returncode == 0, done.stderr
@@ -34,7 +34,7 @@ def test_plan_of_a_finished_run_skips_everything(finished, tiny_model):
 
 
 def test_status_shows_each_step_done(finished):
-    run_dir, _, _ = finished
+    run_dir, _, _, _ = finished
     done = sebench("experiment", "status", run_dir)
     assert done.returncode == 0, done.stderr
     assert "train/sft-rl/seed0" in done.stdout and "11 done" in done.stdout

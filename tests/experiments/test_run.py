@@ -35,7 +35,7 @@ def _ran(result) -> set[str]:
 
 
 def test_the_run_folder_keeps_the_contract(finished):
-    run_dir, result, seconds = finished
+    run_dir, result, seconds, _ = finished
     assert not result.failed, result.outcomes
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert set(manifest) == {"schema", "name", "model", "library", "expected", "arms"}
@@ -60,8 +60,17 @@ def test_the_run_folder_keeps_the_contract(finished):
     print(f"cut CPU recipe: {seconds:.1f} s")
 
 
+def test_long_steps_report_their_progress(finished):
+    reports = finished[3]
+    last = {step: (done, total) for step, done, total in reports}
+    assert last["rollout/no-docs/seed0/single"] == (2, 2)  # samples
+    assert last["grade/sft-rl/seed0/single"] == (2, 2)
+    assert last["train/closed-sft/seed0"] == (2, 2)  # optimizer steps
+    assert last["train/sft-rl/seed0"] == (1, 1)
+
+
 def test_each_step_records_its_provenance(finished):
-    run_dir, _, _ = finished
+    run_dir, _, _, _ = finished
     manifest = json.loads((run_dir / "manifest.json").read_text())
     grade = read_record(run_dir, "grade/sft-rl/seed0/single")
     assert grade.state == "done" and grade.wall_s is not None
@@ -75,7 +84,7 @@ def test_each_step_records_its_provenance(finished):
 
 
 def test_a_second_run_skips_every_step(finished, tiny_model):
-    run_dir, _, _ = finished
+    run_dir, _, _, _ = finished
     stamps = {p: p.stat().st_mtime_ns for p in run_dir.rglob("*") if p.is_file()}
     again = run_experiment(load_recipe(CPU_RECIPE, small(tiny_model)), run_dir)
     assert _ran(again) == set()

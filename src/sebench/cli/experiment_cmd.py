@@ -102,8 +102,13 @@ def run_command(recipe: RecipeArgument, out: OutOption = None, set_: SetOption =
         if event.error:
             console.print(f"  {event.error}", markup=False)
 
+    from sebench.cli.progress import progress_view
+
     try:
-        result = run_experiment(parsed, run_dir, on_event)
+        with progress_view(console) as show:
+            result = run_experiment(
+                parsed, run_dir, on_event, lambda step, done, total: show(step, done, total)
+            )
     except KeyboardInterrupt:
         console.print(
             f"[yellow]interrupted: finished steps are kept in {run_dir}; rerun the same "

@@ -76,8 +76,13 @@ class RunResult:
 
 
 def run_experiment(
-    recipe: Recipe, run_dir: Path, on_event: Callable[[StepEvent], None] | None = None
+    recipe: Recipe,
+    run_dir: Path,
+    on_event: Callable[[StepEvent], None] | None = None,
+    on_progress: Callable[[str, int, int], None] | None = None,
 ) -> RunResult:
+    """Run every step not done yet. `on_event`: a step starts, ends, is skipped or blocked;
+    `on_progress(step id, done, total)`: progress within a running step."""
     run_dir.mkdir(parents=True, exist_ok=True)
     with _lock(run_dir):
         plan = make_plan(recipe, run_dir)
@@ -96,6 +101,9 @@ def run_experiment(
         outcomes: dict[str, Outcome] = {}
         manifest = write_manifest(run_dir, build_manifest(recipe, plan, run_dir))
         for planned in plan.steps:
+            if on_progress is not None:
+                step_id = planned.step.id
+                context.on_progress = lambda done, total, s=step_id: on_progress(s, done, total)
             outcome = _run_step(planned, plan, context, outcomes, on_event)
             outcomes[planned.step.id] = outcome
             if outcome is not Outcome.SKIPPED:

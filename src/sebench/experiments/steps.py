@@ -45,8 +45,14 @@ class Context:
 
     recipe: Recipe
     run_dir: Path
+    # (done, total) of the running step: samples rolled out or graded, optimizer steps
+    on_progress: Callable[[int, int], None] | None = None
     _library: Library | None = None
     _layers: dict[str, bool] | None = field(default=None, repr=False)
+
+    def progress(self, done: int, total: int) -> None:
+        if self.on_progress is not None:
+            self.on_progress(done, total)
 
     def library(self) -> Library:
         if self._library is None:
@@ -172,6 +178,7 @@ def _train_sft(step: Step, context: Context) -> dict[str, Any]:
             examples,
             config,
             out_dir=out,
+            on_progress=lambda done, total, loss: context.progress(done, total),
             extra_record={
                 "arm": regime.arm,
                 "data": str(context.train_tasks()),
@@ -212,6 +219,7 @@ def _train_grpo(step: Step, context: Context) -> dict[str, Any]:
             context.run_dir / train_dir(step.regime, step.seed),
             dataclasses.replace(recipe.grpo, seed=step.seed),
             grader=grader,
+            on_step=lambda entry: context.progress(entry.step, entry.max_steps),
             extra_record={"data": str(context.train_tasks()), "init_regime": regime.init},
         )
     return {
@@ -254,6 +262,7 @@ def roll_out(step: Step, context: Context) -> dict[str, Any]:
             engine,
             out,
             config,
+            on_progress=lambda update: context.progress(update.done, update.total),
             extra_meta={"backend": recipe.backend.kind, "split": SPLIT_FILES[step.split]},
         )
     finally:
@@ -321,6 +330,7 @@ def grade(step: Step, context: Context) -> dict[str, Any]:
         folder / "summary.json",
         library=context.library(),
         config=config,
+        on_progress=lambda done, total, verdict: context.progress(done, total),
     )
     if not summary["samples"]:
         raise SebenchError(f"{folder / 'responses.jsonl'}: nothing was graded")
