@@ -10,17 +10,15 @@ The reference is docs/experiments.md.
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
 import tomllib
-import types
-import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sebench.errors import InputError, SebenchError
 from sebench.experiments.regimes import REGIMES
+from sebench.experiments.schema import known_keys, read_section, resolve_path, typed
 from sebench.grading.rules import Rules
 from sebench.rollout.backend import SamplingConfig
 from sebench.training.grpo import GRPOSettings
@@ -111,7 +109,7 @@ class Recipe:
         """The base model's folder (None: the default model, or a served name)."""
         if self.model == DEFAULT_MODEL or self.backend.kind == "openai":
             return None
-        return _resolve(self.model, self.path, "model")
+        return resolve_path(self.model, self.path, "model")
 
     def to_dict(self) -> dict[str, Any]:
         return _jsonable(dataclasses.asdict(self))
@@ -154,18 +152,18 @@ def _set(raw: dict[str, Any], key: str, value: Any, path: Path) -> None:
 
 def _recipe(raw: dict[str, Any], path: Path) -> Recipe:
     top = {f.name for f in dataclasses.fields(Recipe)} - {"path"}
-    _known(raw, top, "", path)
+    known_keys(raw, top, "", path)
     for required in ("name", "regimes"):
         if required not in raw:
             raise InputError("is required", path=str(path), field=required)
-    name = _typed(raw["name"], str, "name", path)
+    name = typed(raw["name"], str, "name", path)
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", name):
         raise InputError(
             f"{name!r}: use letters, digits, '.', '_' and '-' (it names the run folder)",
             path=str(path),
             field="name",
         )
-    regimes = _typed(raw["regimes"], tuple[str, ...], "regimes", path)
+    regimes = typed(raw["regimes"], tuple[str, ...], "regimes", path)
     for regime in regimes:
         if regime not in REGIMES:
             raise InputError(
@@ -175,10 +173,10 @@ def _recipe(raw: dict[str, Any], path: Path) -> Recipe:
             )
     if not regimes or len(set(regimes)) != len(regimes):
         raise InputError("list each regime once, at least one", path=str(path), field="regimes")
-    seeds = _typed(raw.get("seeds", [0]), tuple[int, ...], "seeds", path)
+    seeds = typed(raw.get("seeds", [0]), tuple[int, ...], "seeds", path)
     if not seeds or len(set(seeds)) != len(seeds):
         raise InputError("list each seed once, at least one", path=str(path), field="seeds")
-    samples = _typed(raw.get("samples", 1), int, "samples", path)
+    samples = typed(raw.get("samples", 1), int, "samples", path)
     if samples < 1:
         raise InputError("must be at least 1", path=str(path), field="samples")
     for section in ("sft", "grpo"):
@@ -192,17 +190,19 @@ def _recipe(raw: dict[str, Any], path: Path) -> Recipe:
     recipe = Recipe(
         name=name,
         path=path.resolve(),
-        model=_typed(raw.get("model", DEFAULT_MODEL), str, "model", path),
+        model=typed(raw.get("model", DEFAULT_MODEL), str, "model", path),
         regimes=regimes,
         seeds=seeds,
         samples=samples,
-        library=_section(LibrarySpec, raw.get("library", {}), "library", path, paths=("api_doc",)),
+        library=read_section(
+            LibrarySpec, raw.get("library", {}), "library", path, paths=("api_doc",)
+        ),
         data=_data(raw.get("data", {}), path),
-        backend=_section(BackendSpec, raw.get("backend", {}), "backend", path),
-        sampling=_section(SamplingConfig, raw.get("sampling", {}), "sampling", path),
-        grading=_section(GradingSpec, raw.get("grading", {}), "grading", path),
-        sft=_section(SFTTrainingConfig, raw.get("sft", {}), "sft", path, hidden=("seed",)),
-        grpo=_section(GRPOSettings, raw.get("grpo", {}), "grpo", path, hidden=("seed",)),
+        backend=read_section(BackendSpec, raw.get("backend", {}), "backend", path),
+        sampling=read_section(SamplingConfig, raw.get("sampling", {}), "sampling", path),
+        grading=read_section(GradingSpec, raw.get("grading", {}), "grading", path),
+        sft=read_section(SFTTrainingConfig, raw.get("sft", {}), "sft", path, hidden=("seed",)),
+        grpo=read_section(GRPOSettings, raw.get("grpo", {}), "grpo", path, hidden=("seed",)),
         expected=_expected(raw.get("expected", {}), path),
     )
     _check_choices(recipe, path)
@@ -260,12 +260,12 @@ def _check_choices(recipe: Recipe, path: Path) -> None:
 
 
 def _data(raw: Any, path: Path) -> DataSpec:
-    raw = _typed(raw, dict, "data", path)
-    _known(raw, {"single", "multiple", "train", "generate", "limit"}, "data", path)
+    raw = typed(raw, dict, "data", path)
+    known_keys(raw, {"single", "multiple", "train", "generate", "limit"}, "data", path)
     single = raw.get("single")
     if single is not None:
-        single = _typed(single, str, "data.single", path)
-        single = GENERATED if single == GENERATED else _resolve(single, path, "data.single")
+        single = typed(single, str, "data.single", path)
+        single = GENERATED if single == GENERATED else resolve_path(single, path, "data.single")
     multiple = raw.get("multiple")
     train = raw.get("train")
     generate = raw.get("generate")
@@ -277,7 +277,7 @@ def _data(raw: Any, path: Path) -> DataSpec:
         )
     spec = None
     if generate is not None:
-        spec = _section(GenerateSpec, generate, "data.generate", path)
+        spec = read_section(GenerateSpec, generate, "data.generate", path)
         if spec.generator not in GENERATORS:
             raise InputError(
                 f"{spec.generator!r} is not one of {', '.join(GENERATORS)}",
@@ -285,14 +285,14 @@ def _data(raw: Any, path: Path) -> DataSpec:
                 field="data.generate.generator",
             )
     limit = raw.get("limit")
-    if limit is not None and _typed(limit, int, "data.limit", path) < 1:
+    if limit is not None and typed(limit, int, "data.limit", path) < 1:
         raise InputError("must be at least 1", path=str(path), field="data.limit")
     return DataSpec(
         single=single,
-        multiple=_resolve(_typed(multiple, str, "data.multiple", path), path, "data.multiple")
+        multiple=resolve_path(typed(multiple, str, "data.multiple", path), path, "data.multiple")
         if multiple is not None
         else None,
-        train=_resolve(_typed(train, str, "data.train", path), path, "data.train")
+        train=resolve_path(typed(train, str, "data.train", path), path, "data.train")
         if train is not None
         else None,
         generate=spec,
@@ -301,7 +301,7 @@ def _data(raw: Any, path: Path) -> DataSpec:
 
 
 def _expected(raw: Any, path: Path) -> dict[str, dict[str, float | None]]:
-    raw = _typed(raw, dict, "expected", path)
+    raw = typed(raw, dict, "expected", path)
     expected = {}
     for regime, numbers in raw.items():
         where = f"expected.{regime}"
@@ -311,108 +311,17 @@ def _expected(raw: Any, path: Path) -> dict[str, dict[str, float | None]]:
                 path=str(path),
                 field=where,
             )
-        numbers = _typed(numbers, dict, where, path)
-        _known(numbers, set(SPLIT_FILES), where, path)
+        numbers = typed(numbers, dict, where, path)
+        known_keys(numbers, set(SPLIT_FILES), where, path)
         expected[regime] = {
             split: (
                 None
                 if numbers.get(split) is None
-                else _typed(numbers[split], float, f"{where}.{split}", path)
+                else typed(numbers[split], float, f"{where}.{split}", path)
             )
             for split in SPLIT_FILES
         }
     return expected
-
-
-def _section(
-    cls: type,
-    raw: Any,
-    section: str,
-    path: Path,
-    *,
-    paths: tuple[str, ...] = (),
-    hidden: tuple[str, ...] = (),
-):
-    """`cls(**raw)` with every key known (`hidden` fields are set elsewhere) and every value of
-    its field's type."""
-    raw = _typed(raw, dict, section, path)
-    hints = typing.get_type_hints(cls)
-    fields = {f.name for f in dataclasses.fields(cls)} - set(hidden)
-    _known(raw, fields, section, path)
-    values = {}
-    for key, value in raw.items():
-        where = f"{section}.{key}"
-        value = _typed(value, hints[key], where, path)
-        if key in paths and value is not None:
-            value = _resolve(str(value), path, where)
-        values[key] = value
-    try:
-        return cls(**values)
-    except SebenchError as exc:  # the config's own checks (`max_steps must be at least 1`)
-        raise InputError(str(exc), path=str(path), field=section) from None
-
-
-def _known(raw: dict[str, Any], known: set[str], section: str, path: Path) -> None:
-    for key in raw:
-        if key not in known:
-            where = f"{section}.{key}" if section else key
-            raise InputError(
-                f"unknown key; known here: {', '.join(sorted(known))}", path=str(path), field=where
-            )
-
-
-_NAMES = {int: "an integer", float: "a number", bool: "true or false", str: "a string"}
-
-
-def _typed(value: Any, hint: Any, where: str, path: Path) -> Any:
-    """`value` checked against the type `hint` (converted: lists to tuples, ints to floats)."""
-    origin = typing.get_origin(hint)
-    if origin in (types.UnionType, typing.Union):
-        options = typing.get_args(hint)
-        if value is None and type(None) in options:
-            return None
-        errors = []
-        for option in options:
-            if option is type(None):
-                continue
-            try:
-                return _typed(value, option, where, path)
-            except InputError as exc:
-                errors.append(exc)
-        raise errors[0]
-    if origin is tuple:
-        if not isinstance(value, list):
-            raise InputError(f"expected a list, got {value!r}", path=str(path), field=where)
-        item = typing.get_args(hint)[0]
-        return tuple(_typed(v, item, where, path) for v in value)
-    if hint is Path:
-        hint = str
-    if hint is dict:
-        if not isinstance(value, dict):
-            raise InputError(f"expected a table, got {value!r}", path=str(path), field=where)
-        return value
-    if hint is float and isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
-    if hint in _NAMES and (
-        not isinstance(value, hint) or (hint is int and isinstance(value, bool))
-    ):
-        raise InputError(f"expected {_NAMES[hint]}, got {value!r}", path=str(path), field=where)
-    return value
-
-
-def _resolve(text: str, recipe: Path, where: str) -> Path:
-    def variable(match: re.Match[str]) -> str:
-        name = match.group(1)
-        if name not in os.environ:
-            raise InputError(
-                f"{text}: the environment variable {name} is not set",
-                path=str(recipe),
-                field=where,
-            )
-        return os.environ[name]
-
-    expanded = Path(re.sub(r"\$\{(\w+)\}", variable, text)).expanduser()
-    return expanded if expanded.is_absolute() else (recipe.parent / expanded).resolve()
 
 
 def _jsonable(value: Any) -> Any:
