@@ -211,7 +211,7 @@ def build_manifest(recipe: Recipe, plan: Plan, run_dir: Path) -> Manifest:
                 )
     return Manifest(
         name=recipe.name,
-        model=recipe.model,
+        model=str(recipe.model_path() or recipe.model),  # `${VAR}` resolved
         library_kind=recipe.library.kind,
         library_seed=recipe.library.seed,
         library_hash=library.result.get("hash", "") if library and library.state == "done" else "",
