@@ -34,12 +34,13 @@ def _ran(result) -> set[str]:
     return {step for step, outcome in result.outcomes.items() if outcome is not Outcome.SKIPPED}
 
 
-def test_the_run_folder_keeps_the_contract(finished):
+def test_the_run_folder_keeps_the_contract(finished, tiny_model):
     run_dir, result, seconds, _ = finished
     assert not result.failed, result.outcomes
     manifest = json.loads((run_dir / "manifest.json").read_text())
     assert set(manifest) == {"schema", "name", "model", "library", "expected", "arms"}
     assert manifest["schema"] == 1 and manifest["name"] == "cpu-smollm2"
+    assert manifest["model"] == str(tiny_model)
     assert manifest["library"]["kind"] == "seed" and manifest["library"]["seed"] == 0
     assert len(manifest["library"]["hash"]) == 64
     assert [(a["regime"], a["split"], a["status"]) for a in manifest["arms"]] == [
