@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from sebench.experiments import steps as step_functions
-from sebench.experiments.plan import StepKind
+from sebench.experiments.plan import Decision, StepKind, make_plan
 from sebench.experiments.recipe import load_recipe
 from sebench.experiments.records import read_record
 from sebench.experiments.runner import Outcome, run_experiment
@@ -171,6 +171,8 @@ def test_a_killed_run_resumes_its_half_done_rollout(finished, tiny_model, tmp_pa
     assert 1 <= kept < 6
     states = {row.id: row.state for row in run_status(run_dir)}
     assert states["rollout/no-docs/seed0/single"] == "interrupted"
+    plan = make_plan(load_recipe(CPU_RECIPE, values), run_dir).by_id()
+    assert plan["rollout/no-docs/seed0/single"].decision is Decision.RESUME
 
     result = run_experiment(load_recipe(CPU_RECIPE, values), run_dir)
     assert not result.failed
