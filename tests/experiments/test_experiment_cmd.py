@@ -38,6 +38,7 @@ def test_status_shows_each_step_done(finished):
     done = sebench("experiment", "status", run_dir)
     assert done.returncode == 0, done.stderr
     assert "train/sft-rl/seed0" in done.stdout and "11 done" in done.stdout
+    assert "arms: 3 (3 done, 0 failed, 0 pending)" in done.stdout
 
 
 def test_a_bad_recipe_is_one_line_and_exit_2(tmp_path):

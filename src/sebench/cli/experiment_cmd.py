@@ -157,6 +157,16 @@ def status_command(
     for row in rows:
         counts[row.state] = counts.get(row.state, 0) + 1
     console.print(", ".join(f"{n} {state}" for state, n in counts.items()))
+    manifest = run_dir / "manifest.json"
+    if manifest.is_file():
+        import json
+
+        arms = [arm["status"] for arm in json.loads(manifest.read_text())["arms"]]
+        console.print(
+            f"arms: {len(arms)} ("
+            + ", ".join(f"{arms.count(s)} {s}" for s in ("done", "failed", "pending"))
+            + ")"
+        )
 
 
 def register(app: typer.Typer) -> None:
