@@ -3,6 +3,7 @@ see what a run folder holds (`status`)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -159,8 +160,6 @@ def status_command(
     console.print(", ".join(f"{n} {state}" for state, n in counts.items()))
     manifest = run_dir / "manifest.json"
     if manifest.is_file():
-        import json
-
         arms = [arm["status"] for arm in json.loads(manifest.read_text())["arms"]]
         console.print(
             f"arms: {len(arms)} ("
