@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from sebench.experiments import steps as step_functions
 from sebench.experiments.plan import Decision, StepKind, make_plan
 from sebench.experiments.recipe import load_recipe
@@ -179,3 +181,14 @@ def test_a_killed_run_resumes_its_half_done_rollout(finished, tiny_model, tmp_pa
     record = read_record(run_dir, "rollout/no-docs/seed0/single")
     assert record.result["resumed"] == kept and record.result["generated"] == 6 - kept
     assert "train/closed-sft/seed0" not in _ran(result)  # training did not depend on the change
+
+
+@pytest.mark.slow
+def test_every_regime_of_the_cpu_recipe_runs_with_the_tiny_model(tiny_model, tmp_path):
+    # The shipped recipe as it is but for the model and the answer length: seven regimes.
+    values = {"model": str(tiny_model), "sampling.max_new_tokens": 8}
+    result = run_experiment(load_recipe(CPU_RECIPE, values), tmp_path / "run")
+    assert not result.failed, result.outcomes
+    arms = json.loads((tmp_path / "run" / "manifest.json").read_text())["arms"]
+    assert [a["regime"] for a in arms] == list(load_recipe(CPU_RECIPE).regimes)
+    assert all(a["status"] == "done" for a in arms)
