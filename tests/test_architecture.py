@@ -19,6 +19,7 @@ PIPELINE = [
     "training",
     "integrations",
     "reports",
+    "experiments",
     "cli",
 ]
 HEAVY = ("torch", "transformers", "trl", "peft", "vllm", "datasets", "openai", "matplotlib")
@@ -90,5 +91,6 @@ def test_cli_lists_every_command_group() -> None:
         "train",
         "demo",
         "doctor",
+        "experiment",
     ):
         assert command in out.stdout, command

@@ -17,6 +17,7 @@ from sebench.cli import (
     demo_cmd,
     doctor_cmd,
     eval_cmd,
+    experiment_cmd,
     export_cmd,
     lib_cmd,
     memory_cmd,
@@ -56,6 +57,7 @@ for module in (
     report_cmd,
     serve_cmd,
     export_cmd,
+    experiment_cmd,
 ):
     module.register(app)
 

@@ -1,0 +1,317 @@
+"""The steps of a recipe, in order, each with the key that decides whether it runs.
+
+A step's key hashes its kind, its config, the content of its external input files (hashing.py)
+and the keys of the steps it needs: a changed value reruns the steps that depend on it and only
+those. Whether a step runs (`Decision`) then follows from its record: `done` under the same key
+and its outputs present: skip; `running` / `failed` / `interrupted` under the same key: run
+again, where resumable steps (rollout, grading, GRPO) pick up their own half-done output; any
+other case: run from scratch (its old outputs are removed first).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from sebench.experiments import hashing
+from sebench.experiments.recipe import GENERATED, SPLIT_FILES, Recipe
+from sebench.experiments.records import StepState, read_record
+from sebench.experiments.regimes import REGIMES, TrainKind, lineage
+
+LIBRARY_DIR = "library"
+DATA_DIR = "data"
+REPORT_DIR = "report"
+TRAIN_FILE = "train.jsonl"  # in DATA_DIR when generated
+
+
+class StepKind(StrEnum):
+    LIBRARY = "library"
+    DATA = "data"
+    TRAIN = "train"
+    ROLLOUT = "rollout"
+    GRADE = "grade"
+    REPORT = "report"
+
+
+@dataclass(frozen=True)
+class Input:
+    """An external file or folder a step reads: its content is part of the step's key."""
+
+    name: str
+    path: Path
+    model: bool = False  # hashed as a model folder (hashing.of_model)
+
+    def digest(self) -> str | None:
+        if not self.path.exists():
+            return None
+        return hashing.of_model(self.path) if self.model else hashing.of_path(self.path)
+
+
+@dataclass(frozen=True)
+class Step:
+    id: str
+    kind: StepKind
+    config: dict[str, Any]  # JSON-ready: what the result depends on besides inputs and needs
+    needs: tuple[str, ...] = ()
+    inputs: tuple[Input, ...] = ()
+    outputs: tuple[str, ...] = ()  # relative to the run folder
+    resumable: bool = False  # the underlying command resumes its own half-done output
+    regime: str | None = None
+    seed: int | None = None
+    split: str | None = None
+
+
+class Decision(StrEnum):
+    SKIP = "skip"  # done under the same key
+    RESUME = "resume"  # started under the same key: rerun, continuing its own output
+    RUN = "run"  # never ran, or its inputs or config changed: from scratch
+
+
+@dataclass(frozen=True)
+class Planned:
+    step: Step
+    key: str
+    decision: Decision
+    digests: dict[str, str | None] = field(default_factory=dict)  # external input -> hash
+    missing: tuple[str, ...] = ()  # external inputs that do not exist (yet)
+
+
+@dataclass(frozen=True)
+class Plan:
+    steps: tuple[Planned, ...]
+    unavailable: dict[str, str] = field(default_factory=dict)  # regime -> why it cannot run
+
+    def by_id(self) -> dict[str, Planned]:
+        return {p.step.id: p for p in self.steps}
+
+    def upstream(self, step_id: str) -> list[str]:
+        """Every step `step_id` needs, directly or not."""
+        steps = self.by_id()
+        found: list[str] = []
+        todo = list(steps[step_id].step.needs)
+        while todo:
+            need = todo.pop()
+            if need not in found:
+                found.append(need)
+                todo += steps[need].step.needs
+        return found
+
+
+def arm_dir(regime: str, seed: int) -> str:
+    return f"arms/{regime}/seed{seed}"
+
+
+def train_dir(regime: str, seed: int) -> str:
+    return f"{arm_dir(regime, seed)}/train"
+
+
+def split_dir(regime: str, seed: int, split: str) -> str:
+    return f"{arm_dir(regime, seed)}/{split}"
+
+
+def test_file(recipe: Recipe, split: str) -> tuple[Path | None, str | None]:
+    """(external file, None) or (None, the data step's relative file) for a test split."""
+    value = recipe.data.splits()[split]
+    if value == GENERATED:
+        return None, f"{DATA_DIR}/{SPLIT_FILES[split]}.jsonl"
+    return Path(value), None
+
+
+def build_steps(recipe: Recipe) -> list[Step]:
+    """Every step the recipe needs, each after the steps it needs."""
+    steps: dict[str, Step] = {}
+    library = _library_step(recipe)
+    steps[library.id] = library
+    if recipe.data.generate is not None:
+        data = _data_step(recipe)
+        steps[data.id] = data
+    grades = []
+    for name in recipe.regimes:
+        if REGIMES[name].unavailable:
+            continue
+        for seed in recipe.seeds:
+            model_need = None
+            for regime in lineage(name):
+                if regime.train is not None:
+                    step = _train_step(recipe, regime.name, seed, model_need)
+                    steps.setdefault(step.id, step)
+                    model_need = step.id
+            for split in recipe.data.splits():
+                rollout = _rollout_step(recipe, name, seed, split, model_need)
+                grade = _grade_step(recipe, name, seed, split, rollout.id)
+                steps[rollout.id], steps[grade.id] = rollout, grade
+                grades.append(grade.id)
+    report = Step(
+        "report",
+        StepKind.REPORT,
+        {"expected": recipe.expected, "regimes": list(recipe.regimes)},
+        needs=tuple(grades),
+        outputs=(REPORT_DIR,),
+    )
+    steps[report.id] = report
+    return list(steps.values())
+
+
+def _library_step(recipe: Recipe) -> Step:
+    spec = recipe.library
+    inputs = (Input("api_doc", spec.api_doc),) if spec.api_doc is not None else ()
+    return Step(
+        "library",
+        StepKind.LIBRARY,
+        {"kind": spec.kind, "seed": spec.seed},
+        inputs=inputs,
+        outputs=(LIBRARY_DIR,),
+    )
+
+
+def _data_step(recipe: Recipe) -> Step:
+    config = dataclasses.asdict(recipe.data.generate)
+    config["test"] = recipe.data.single == GENERATED
+    return Step("data", StepKind.DATA, config, needs=("library",), outputs=(DATA_DIR,))
+
+
+def _model_input(recipe: Recipe) -> tuple[dict[str, Any], tuple[Input, ...]]:
+    """The base model: a folder hashed by content, or a name (the default model, a served one)."""
+    path = recipe.model_path()
+    if path is None:
+        return {"model": recipe.model}, ()
+    return {"model": "folder"}, (Input("model", path, model=True),)
+
+
+def _train_step(recipe: Recipe, regime_name: str, seed: int, init: str | None) -> Step:
+    regime = REGIMES[regime_name]
+    settings = recipe.sft if regime.train is TrainKind.SFT else recipe.grpo
+    config: dict[str, Any] = {
+        "train": regime.train.value,
+        "arm": regime.arm,
+        "settings": dataclasses.asdict(settings),
+        "seed": seed,
+    }
+    needs: list[str] = []
+    inputs: list[Input] = []
+    if init is not None:
+        needs.append(init)
+    else:
+        model_config, model_inputs = _model_input(recipe)
+        config.update(model_config)
+        inputs += model_inputs
+    if recipe.data.train is not None:
+        inputs.append(Input("train", recipe.data.train))
+    else:
+        needs.append("data")
+    if regime.train is TrainKind.GRPO:
+        needs.append("library")  # its prompts carry the docs, its reward is the grader's
+    return Step(
+        f"train/{regime_name}/seed{seed}",
+        StepKind.TRAIN,
+        config,
+        needs=tuple(needs),
+        inputs=tuple(inputs),
+        outputs=(train_dir(regime_name, seed),),
+        resumable=regime.train is TrainKind.GRPO,  # from its last checkpoint
+        regime=regime_name,
+        seed=seed,
+    )
+
+
+def _rollout_step(
+    recipe: Recipe, regime_name: str, seed: int, split: str, trained: str | None
+) -> Step:
+    folder = split_dir(regime_name, seed, split)
+    config: dict[str, Any] = {
+        "mode": REGIMES[regime_name].test_mode,
+        "samples": recipe.samples,
+        "seed": seed,
+        "sampling": dataclasses.asdict(recipe.sampling),
+        "backend": recipe.backend.kind,
+        "limit": recipe.data.limit,
+        "split": split,
+    }
+    needs = ["library"]
+    inputs: list[Input] = []
+    if trained is not None:
+        needs.append(trained)
+    else:
+        model_config, model_inputs = _model_input(recipe)
+        config.update(model_config)
+        inputs += model_inputs
+    external, generated = test_file(recipe, split)
+    if external is not None:
+        inputs.append(Input("tasks", external))
+    else:
+        needs.append("data")
+    return Step(
+        f"rollout/{regime_name}/seed{seed}/{split}",
+        StepKind.ROLLOUT,
+        config,
+        needs=tuple(needs),
+        inputs=tuple(inputs),
+        outputs=(f"{folder}/responses.jsonl", f"{folder}/responses.meta.json"),
+        resumable=True,
+        regime=regime_name,
+        seed=seed,
+        split=split,
+    )
+
+
+def _grade_step(recipe: Recipe, regime_name: str, seed: int, split: str, rollout: str) -> Step:
+    folder = split_dir(regime_name, seed, split)
+    needs = ["library", rollout]
+    inputs: list[Input] = []
+    external, _ = test_file(recipe, split)
+    if external is not None:
+        inputs.append(Input("tasks", external))
+    else:
+        needs.append("data")
+    return Step(
+        f"grade/{regime_name}/seed{seed}/{split}",
+        StepKind.GRADE,
+        {**dataclasses.asdict(recipe.grading), "split": split},
+        needs=tuple(needs),
+        inputs=tuple(inputs),
+        outputs=(f"{folder}/results.jsonl", f"{folder}/summary.json"),
+        resumable=True,
+        regime=regime_name,
+        seed=seed,
+        split=split,
+    )
+
+
+def make_plan(recipe: Recipe, run_dir: Path) -> Plan:
+    """The recipe's steps with their keys and what a run would do with each now."""
+    keys: dict[str, str] = {}
+    planned = []
+    for step in build_steps(recipe):
+        digests = {i.name: i.digest() for i in step.inputs}
+        missing = tuple(str(i.path) for i in step.inputs if digests[i.name] is None)
+        key = hashing.of_config(
+            {
+                "kind": step.kind.value,
+                "config": step.config,
+                "inputs": digests,
+                "needs": {need: keys[need] for need in step.needs},
+            }
+        )
+        keys[step.id] = key
+        planned.append(Planned(step, key, _decide(step, key, run_dir), digests, missing))
+    unavailable = {
+        name: REGIMES[name].unavailable for name in recipe.regimes if REGIMES[name].unavailable
+    }
+    return Plan(tuple(planned), unavailable)
+
+
+def _decide(step: Step, key: str, run_dir: Path) -> Decision:
+    record = read_record(run_dir, step.id)
+    if record is None or record.key != key:
+        return Decision.RUN
+    complete = record.result.get("complete", True)  # a table made while arms were missing
+    if (
+        record.state is StepState.DONE
+        and complete
+        and all((run_dir / o).exists() for o in step.outputs)
+    ):
+        return Decision.SKIP
+    return Decision.RESUME if step.resumable else Decision.RUN
