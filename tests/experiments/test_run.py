@@ -59,7 +59,8 @@ def test_the_run_folder_keeps_the_contract(finished, tiny_model):
     assert no_docs["train_dir"] is None
     assert (run_dir / sft["train_dir"] / "sft_log.jsonl").is_file()  # training curves
     assert (run_dir / rl["train_dir"] / "grpo_log.jsonl").is_file()
-    assert "| closed-sft |" in (run_dir / "report" / "table.md").read_text()
+    report = (run_dir / "report" / "report.md").read_text()
+    assert "| closed-sft |" in report and (run_dir / "report" / "report.html").is_file()
     print(f"cut CPU recipe: {seconds:.1f} s")
 
 

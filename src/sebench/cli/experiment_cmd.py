@@ -116,9 +116,7 @@ def run_command(recipe: RecipeArgument, out: OutOption = None, set_: SetOption =
             "command to resume[/]"
         )
         raise SystemExit(130) from None
-    table = run_dir / "report" / "table.md"
-    if table.is_file():
-        console.print(table.read_text(encoding="utf-8"), markup=False)
+    _print_table(console, run_dir)
     console.print(f"run folder: {run_dir} (manifest: {result.manifest})")
     if result.failed:
         skipped = sum(o is Outcome.BLOCKED for o in result.outcomes.values())
@@ -171,3 +169,13 @@ def status_command(
 def register(app: typer.Typer) -> None:
     """Add `sebench experiment ...` to the top-level app."""
     app.add_typer(experiment_app, name="experiment")
+
+
+def _print_table(console: Console, run_dir: Path) -> None:
+    """The paper's table of what is done so far (the full report: RUN_DIR/report/report.html)."""
+    from sebench.reports.markdown import paper_table_lines
+    from sebench.reports.runs import load_run
+    from sebench.reports.tables import paper_table
+
+    run = load_run(run_dir)
+    console.print("\n".join(paper_table_lines(paper_table(run), run.splits())), markup=False)

@@ -32,7 +32,6 @@ from sebench.experiments.plan import (
 from sebench.experiments.recipe import SPLIT_FILES, Recipe
 from sebench.experiments.records import StepState, read_record
 from sebench.experiments.regimes import REGIMES, TrainKind
-from sebench.experiments.table import write_table
 from sebench.jsonl import write_jsonl
 from sebench.library.library import META_FILE, Library
 
@@ -342,7 +341,10 @@ def grade(step: Step, context: Context) -> dict[str, Any]:
 
 
 def report(step: Step, context: Context) -> dict[str, Any]:
-    paths = write_table(context.run_dir, context.run_dir / REPORT_DIR)
+    from sebench.reports.report import write_report
+
+    written = write_report([context.run_dir], context.run_dir / REPORT_DIR)
+    paths = [written.html, written.markdown, *written.figures]
     graded = [read_record(context.run_dir, need) for need in step.needs]
     done = sum(r is not None and r.state is StepState.DONE for r in graded)
     return {

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 
 from sebench.reports.report import FIGURES_DIR, Report, RunView, figure_name
-from sebench.reports.tables import VERDICT_ORDER, Cell, compare_tables
+from sebench.reports.tables import VERDICT_ORDER, Cell, TableRow, compare_tables
 
 
 def _text(value: object) -> str:
@@ -39,6 +39,20 @@ def _cell(cell: Cell | None) -> str:
     return f"{measured} | {paper}"
 
 
+def paper_table_lines(table: list[TableRow], splits: list[str]) -> list[str]:
+    """The paper's table (regime x split, next to the paper's numbers) as Markdown lines."""
+    lines = [
+        "| Regime | " + " | ".join(f"{s.capitalize()} | paper" for s in splits) + " |",
+        "|---|" + "---:|---:|" * len(splits),
+    ]
+    for row in table:
+        name = f"{row.regime} (bound)" if row.bound else row.regime
+        lines.append(
+            f"| {_text(name)} | " + " | ".join(_cell(row.cells.get(s)) for s in splits) + " |"
+        )
+    return lines
+
+
 def _run(index: int, view: RunView) -> list[str]:
     run = view.run
     splits = run.splits()
@@ -51,15 +65,7 @@ def _run(index: int, view: RunView) -> list[str]:
         "",
         "### The paper's table",
         "",
-        "| Regime | " + " | ".join(f"{s.capitalize()} | paper" for s in splits) + " |",
-        "|---|" + "---:|---:|" * len(splits),
-    ]
-    for row in view.table:
-        name = f"{row.regime} (bound)" if row.bound else row.regime
-        lines.append(
-            f"| {_text(name)} | " + " | ".join(_cell(row.cells.get(s)) for s in splits) + " |"
-        )
-    lines += [
+        *paper_table_lines(view.table, splits),
         "",
         "Accuracy (%): the mean over rollouts of each rollout's accuracy, averaged over the "
         "seeds that finished; ± is the standard deviation over seeds; paper: the recipe's number.",
