@@ -161,6 +161,7 @@ def test_an_interrupted_run_resumes_at_its_unfinished_stage(
         assert not (round_dir(out, 1) / "model").exists()
         written, requests = _writer_requests(server), len(server.requests)
         sft_data = (round_dir(out, 1) / "sft.jsonl").read_text()
+        tasks_summary = (round_dir(out, 1) / "tasks.summary.json").read_text()
 
         result = run_selfplay(
             seeded_lib, tiny_model, test_file, out, _config(), backend_for=_served(server)
@@ -169,6 +170,8 @@ def test_an_interrupted_run_resumes_at_its_unfinished_stage(
         # and no answer sampled again: the only new requests are the test answers of round 1
         assert len(server.requests) - requests == TEST_TASKS
         assert (round_dir(out, 1) / "sft.jsonl").read_text() == sft_data
+        # the finished stages did not even run again (a rerun of a stage rewrites its summary)
+        assert (round_dir(out, 1) / "tasks.summary.json").read_text() == tasks_summary
         assert result.resumed == ["round 0", "round 1: tasks, solutions"]
         assert result.rows[1].trained and (round_dir(out, 1) / "model" / "config.json").is_file()
 

@@ -175,8 +175,9 @@ def run_selfplay(
     from sebench.data.sources import load
 
     config = config or SelfPlayConfig()
-    out = Path(out)
-    base = Path(base_model)
+    # absolute: round.json records these paths, and a server names a checkpoint by its path
+    out = Path(out).resolve()
+    base = Path(base_model).resolve()
     if not (base / "config.json").is_file():
         raise SebenchError(
             f"{base}: not a Hugging Face model folder (no config.json): self-play trains a local "
