@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from sebench.cli.rollout_cmd import BatchSizeOption, ConcurrencyOption, RetriesOption, TimeoutOption
+from sebench.cli.rollout_cmd import ConcurrencyOption, RetriesOption, TimeoutOption
 from sebench.grading.sandbox.config import MAX_WORKERS
 from sebench.training.grpo import GRPOSettings
 from sebench.training.sft import SFTTrainingConfig
@@ -149,7 +149,6 @@ def register(app: typer.Typer) -> None:
         concurrency: ConcurrencyOption = 32,
         timeout: TimeoutOption = 900.0,
         max_retries: RetriesOption = 6,
-        hf_batch_size: BatchSizeOption = 8,
     ) -> None:
         """Self-play: each round the model writes tasks from the docs (the model-written pipeline,
         itself as solver), answers them with the docs, keeps what the grader passes, trains
@@ -181,16 +180,16 @@ def register(app: typer.Typer) -> None:
         sampling = SamplingConfig(temperature=temperature, max_new_tokens=max_new_tokens)
         sft = dataclasses.replace(
             SFT,
-            max_steps=steps or SFT.max_steps,
-            learning_rate=lr or SFT.learning_rate,
+            max_steps=steps if steps is not None else SFT.max_steps,
+            learning_rate=lr if lr is not None else SFT.learning_rate,
             batch_size=batch_size,
             freeze_fraction=freeze_fraction,
             bf16=bf16,
         )
         grpo = dataclasses.replace(
             GRPO,
-            max_steps=steps or GRPO.max_steps,
-            learning_rate=lr or GRPO.learning_rate,
+            max_steps=steps if steps is not None else GRPO.max_steps,
+            learning_rate=lr if lr is not None else GRPO.learning_rate,
             prompts_per_step=prompts_per_step,
             generations_per_prompt=generations,
             micro_batch_size=micro_batch,
@@ -228,7 +227,7 @@ def register(app: typer.Typer) -> None:
                 concurrency=concurrency,
                 timeout_s=timeout,
                 max_retries=max_retries,
-                batch_size=hf_batch_size,
+                batch_size=1,  # an hf option; this backend is a server
                 device=None,
             )
 

@@ -37,7 +37,7 @@ from typing import Any
 
 from sebench.data.rows import task_from_official_row
 from sebench.data.schema import Task
-from sebench.errors import SebenchError
+from sebench.errors import SebenchError, require
 from sebench.grading.grader import Grader
 from sebench.grading.runner import EvalConfig, evaluate
 from sebench.grading.sandbox.config import SandboxConfig
@@ -183,6 +183,8 @@ def run_selfplay(
             f"{base}: not a Hugging Face model folder (no config.json): self-play trains a local "
             "checkpoint, so --model must be one (a server may serve the same weights: --base-url)"
         )
+    if Path(test_source).exists():  # a file or folder, wherever the rerun is started from
+        test_source = Path(test_source).resolve()
     test_tasks = load(test_split, test_source)
     if not test_tasks:
         raise SebenchError(f"{test_source}: no {test_split} tasks to test on")
@@ -335,9 +337,11 @@ class _Run:
         self.sandbox = sandbox
         self.emit = emit
         self.grader: Grader | None = None
+        self.index = 0  # the round running, for progress events
         self._loaded: tuple[Path, Any, Any] | None = None  # (checkpoint, model, tokenizer)
 
     def round(self, state: _RoundState) -> None:
+        self.index = state.index
         if state.index == 0:
             if not state.done:
                 state.finish(
@@ -388,8 +392,12 @@ class _Run:
         """The checkpoint in memory, loaded once and shared by its stages."""
         if self._loaded is None or self._loaded[0] != checkpoint:
             self._loaded = None  # free the old weights before loading the new ones
-            self.emit(Progress(-1, "note", f"loading {checkpoint}"))
-            self._loaded = (checkpoint, *load_model(checkpoint))
+            self.emit(Progress(self.index, "note", f"loading {checkpoint}"))
+            model, tokenizer = load_model(checkpoint)
+            torch = require("torch", "train")
+            if torch.cuda.is_available():  # generate on the GPU the trainer will use anyway
+                model = model.to("cuda")
+            self._loaded = (checkpoint, model, tokenizer)
         return self._loaded[1], self._loaded[2]
 
     # -- 1. tasks ------------------------------------------------------------------------------
