@@ -259,3 +259,15 @@ def test_the_command_runs_two_rounds_of_the_tiny_model_and_writes_the_table(
     changed = sebench(*args[:-4], "--steps", "2", "--workers", "1")
     assert changed.returncode == 2
     assert "other settings (changed: config.sft.max_steps)" in " ".join(changed.stderr.split())
+
+
+def test_a_server_that_does_not_serve_the_rounds_checkpoint_stops_the_run_saying_so(
+    tmp_path, seeded_lib, tiny_model, test_file
+) -> None:
+    with ChatServer(SelfPlayScript(seeded_lib.table), models=("another-model",)) as server:
+        with pytest.raises(SebenchError, match=r"round 0 needs the checkpoint .* served"):
+            run_selfplay(
+                seeded_lib, tiny_model, test_file, tmp_path / "run", _config(),
+                backend_for=_served(server),
+            )  # fmt: skip
+        assert not server.requests  # stopped before asking anything
