@@ -14,6 +14,7 @@ from sebench.data.rows import official_row
 from sebench.data.translate import to_library
 from sebench.errors import SebenchError
 from sebench.jsonl import read_jsonl, write_jsonl
+from sebench.reports.selfplay_table import write_selfplay_report
 from sebench.rollout.backend import SamplingConfig
 from sebench.rollout.openai_compat import OpenAICompatBackend, OpenAIConfig
 from sebench.training.grpo import GRPOSettings
@@ -271,3 +272,31 @@ def test_a_server_that_does_not_serve_the_rounds_checkpoint_stops_the_run_saying
                 backend_for=_served(server),
             )  # fmt: skip
         assert not server.requests  # stopped before asking anything
+
+
+class NeverSolves(SelfPlayScript):
+    """Writes its tasks as before, but every answer to a library prompt is wrong."""
+
+    def __call__(self, body, attempt) -> Reply:  # noqa: ANN001
+        prompt = body["messages"][-1]["content"]
+        if prompt.startswith("You write programming tasks") or "calls NumPy functions" in prompt:
+            return super().__call__(body, attempt)
+        return Reply(WRONG)
+
+
+def test_a_round_that_keeps_no_answer_is_recorded_and_not_trained(
+    tmp_path, seeded_lib, tiny_model, test_file
+) -> None:
+    out = tmp_path / "run"
+    with ChatServer(NeverSolves(seeded_lib.table)) as server:
+        result = run_selfplay(
+            seeded_lib, tiny_model, test_file, out, _config(), backend_for=_served(server)
+        )
+    row = result.rows[1]
+    assert (row.tasks_kept, row.answers_kept, row.answers_sampled) == (2, 0, 4)
+    assert not row.trained and row.note.startswith("not trained: no answer kept")
+    assert row.model == str(tiny_model) and not (round_dir(out, 1) / "model").exists()
+    files = write_selfplay_report(result, chart=False)
+    assert (
+        "| 1 | **0.0%** | 2/2 | 0/4 | not trained: no answer kept" in files["markdown"].read_text()
+    )
