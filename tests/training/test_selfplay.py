@@ -18,14 +18,8 @@ from sebench.reports.selfplay_table import write_selfplay_report
 from sebench.rollout.backend import SamplingConfig
 from sebench.rollout.openai_compat import OpenAICompatBackend, OpenAIConfig
 from sebench.training.grpo import GRPOSettings
-from sebench.training.selfplay import (
-    CONFIG_FILE,
-    ROUND_FILE,
-    Method,
-    SelfPlayConfig,
-    round_dir,
-    run_selfplay,
-)
+from sebench.training.selfplay import Method, SelfPlayConfig, run_selfplay
+from sebench.training.selfplay_folder import CONFIG_FILE, ROUND_FILE, round_dir
 from sebench.training.sft import SFTTrainingConfig, load_model
 from sebench.training.sft_pipeline import SFTDataConfig
 from sebench.training.task_writing import ModelTasksConfig

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 from sebench.reports.demo_table import verdict_summary
 
 if TYPE_CHECKING:
-    from sebench.training.selfplay import RoundRow, SelfPlayResult
+    from sebench.training.selfplay import SelfPlayResult
+    from sebench.training.selfplay_folder import RoundRow
 
 LINE = "#3d85c6"  # the closed-SFT colour of the demo chart
 UNTRAINED = "#9aa5b1"  # the base-model colour: a round that did not train

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
@@ -47,15 +46,18 @@ from sebench.provenance import provenance
 from sebench.rollout.backend import Backend, SamplingConfig
 from sebench.rollout.runner import RolloutConfig, rollout
 from sebench.training.grpo import GRPOSettings, RLMode, train_grpo
+from sebench.training.selfplay_folder import (
+    RoundRow,
+    RoundState,
+    claim_folder,
+    round_dir,
+    row_of,
+)
 from sebench.training.sft import SFTTrainingConfig, load_model, train_sft
 from sebench.training.sft_data import read_sft_data
 from sebench.training.sft_pipeline import SFTDataConfig, build_sft_data
 from sebench.training.task_writing import ModelTasksConfig, generate_model_tasks, write_summary
 from sebench.training.taskprompts import Arm
-
-CONFIG_FILE = "selfplay_config.json"
-ROUND_FILE = "round.json"
-STAGES = ("tasks", "solutions", "train", "eval")
 
 
 class Method(StrEnum):
@@ -95,7 +97,7 @@ class SelfPlayConfig:
 @dataclass(frozen=True)
 class Progress:
     round: int
-    stage: str  # one of STAGES, or "note": a line to keep (what is resumed or skipped)
+    stage: str  # one of `selfplay_folder.STAGES`, or "note": a line to keep (what is resumed or skipped)
     message: str
     done: int = 0
     total: int = 0
@@ -105,23 +107,6 @@ ProgressCallback = Callable[[Progress], None]
 # A backend on the checkpoint at a path, named by that path (e.g. an OpenAI-compatible server
 # that serves it); None: the model is loaded into this process (transformers).
 BackendFactory = Callable[[Path], Backend]
-
-
-@dataclass(frozen=True)
-class RoundRow:
-    """One row of the self-play table: the model after round `round`, tested closed-book."""
-
-    round: int
-    model: str  # the checkpoint evaluated
-    trained: bool
-    note: str  # what the round did, or why it did not train
-    tasks_requested: int | None
-    tasks_kept: int | None
-    answers_sampled: int | None
-    answers_kept: int | None
-    accuracy: float | None
-    samples: int
-    verdicts: dict[str, int]
 
 
 @dataclass
@@ -145,10 +130,6 @@ class SelfPlayResult:
             "resumed": self.resumed,
             "provenance": self.record,
         }
-
-
-def round_dir(out: str | Path, index: int) -> Path:
-    return Path(out) / f"round-{index}"
 
 
 def run_selfplay(
@@ -195,7 +176,7 @@ def run_selfplay(
         "test": {"source": str(test_source), "split": test_split},
         "library": library_record,
     }
-    _claim(out, settings, force)
+    claim_folder(out, settings, force)
     emit = on_progress or (lambda event: None)
     run = _Run(
         library, test_tasks, f"{test_split}={test_source}", out, config, backend_for, sandbox, emit
@@ -205,7 +186,7 @@ def run_selfplay(
         run.grader = grader
         model = base
         for index in range(config.rounds + 1):
-            state = _RoundState.open(round_dir(out, index), index, model, settings)
+            state = RoundState.open(round_dir(out, index), index, model, settings)
             if state.done:
                 resumed.append(f"round {index}")
             elif state.stages:
@@ -214,7 +195,7 @@ def run_selfplay(
             run.round(state)
             model = Path(state.stages["train"]["model"]) if index else base
     rows = [
-        _row(_RoundState.open(round_dir(out, i), i, base, settings))
+        row_of(RoundState.open(round_dir(out, i), i, base, settings))
         for i in range(config.rounds + 1)
     ]
     result = SelfPlayResult(
@@ -228,89 +209,6 @@ def run_selfplay(
     )
     result.record = provenance(config, stage="selfplay", test_split=test_split)
     return result
-
-
-# -- the settings a folder was made with ----------------------------------------------------------
-
-
-def _claim(out: Path, settings: dict[str, Any], force: bool) -> None:
-    """Refuse a folder made with other settings; `force` takes it over for the unfinished rounds."""
-    path = out / CONFIG_FILE
-    if path.is_file():
-        saved = json.loads(path.read_text())
-        if saved != settings:
-            changed = sorted(_differences(saved, settings))
-            if not force:
-                raise SebenchError(
-                    f"{out} holds a self-play run made with other settings (changed: "
-                    f"{', '.join(changed)}); use another --out, or --force to keep its finished "
-                    "rounds and run the rest with the new settings"
-                )
-            for folder in sorted(out.glob("round-*")):
-                state_file = folder / ROUND_FILE
-                done = state_file.is_file() and "eval" in json.loads(state_file.read_text()).get(
-                    "stages", {}
-                )
-                if not done:  # its partial files were made with the old settings
-                    shutil.rmtree(folder)
-    out.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(settings, indent=2) + "\n")
-
-
-def _differences(old: Any, new: Any, where: str = "") -> list[str]:
-    if isinstance(old, dict) and isinstance(new, dict):
-        return [
-            found
-            for key in sorted(set(old) | set(new))
-            for found in _differences(old.get(key), new.get(key), f"{where}.{key}".lstrip("."))
-        ]
-    return [] if old == new else [where or "settings"]
-
-
-# -- one round's record -------------------------------------------------------------------------
-
-
-@dataclass
-class _RoundState:
-    path: Path
-    index: int
-    model_in: Path
-    settings: dict[str, Any]
-    stages: dict[str, dict[str, Any]] = field(default_factory=dict)
-
-    @classmethod
-    def open(
-        cls, folder: Path, index: int, model_in: Path, settings: dict[str, Any]
-    ) -> _RoundState:
-        state = cls(folder, index, model_in, settings)
-        record = folder / ROUND_FILE
-        if record.is_file():
-            saved = json.loads(record.read_text())
-            state.stages = saved.get("stages", {})
-            state.model_in = Path(saved.get("model_in", model_in))
-        return state
-
-    @property
-    def done(self) -> bool:
-        return "eval" in self.stages
-
-    @property
-    def last(self) -> str:
-        return next(reversed(self.stages), "")
-
-    def finish(self, stage: str, facts: dict[str, Any]) -> None:
-        self.stages[stage] = facts
-        self.path.mkdir(parents=True, exist_ok=True)
-        record = {
-            "round": self.index,
-            "model_in": str(self.model_in),
-            "stages": self.stages,
-            "settings": self.settings,
-            "provenance": provenance(),
-        }
-        partial = self.path / (ROUND_FILE + ".tmp")
-        partial.write_text(json.dumps(record, indent=2) + "\n")
-        partial.replace(self.path / ROUND_FILE)
 
 
 # -- the stages ------------------------------------------------------------------------------------
@@ -340,7 +238,7 @@ class _Run:
         self.index = 0  # the round running, for progress events
         self._loaded: tuple[Path, Any, Any] | None = None  # (checkpoint, model, tokenizer)
 
-    def round(self, state: _RoundState) -> None:
+    def round(self, state: RoundState) -> None:
         self.index = state.index
         if state.index == 0:
             if not state.done:
@@ -360,7 +258,7 @@ class _Run:
             if train["trained"]:
                 state.finish("eval", self._evaluate(state, Path(train["model"])))
             else:  # the same weights as the round before: its evaluation holds
-                before = _RoundState.open(
+                before = RoundState.open(
                     round_dir(self.out, state.index - 1), state.index - 1, state.model_in, {}
                 )
                 evaluation = before.stages["eval"]
@@ -402,7 +300,7 @@ class _Run:
 
     # -- 1. tasks ------------------------------------------------------------------------------
 
-    def _write_tasks(self, state: _RoundState) -> dict[str, Any]:
+    def _write_tasks(self, state: RoundState) -> dict[str, Any]:
         index, folder = state.index, state.path
         folder.mkdir(parents=True, exist_ok=True)
         config = replace(self.config.writing, seed=self.config.seed + index)
@@ -433,7 +331,7 @@ class _Run:
 
     # -- 2. solutions --------------------------------------------------------------------------
 
-    def _solve(self, state: _RoundState) -> dict[str, Any]:
+    def _solve(self, state: RoundState) -> dict[str, Any]:
         index = state.index
         if self.config.method is Method.RL:
             return {"skipped": "Closed-RL samples its own answers while it trains"}
@@ -469,7 +367,7 @@ class _Run:
 
     # -- 3. train ------------------------------------------------------------------------------
 
-    def _train(self, state: _RoundState) -> dict[str, Any]:
+    def _train(self, state: RoundState) -> dict[str, Any]:
         index, start = state.index, state.model_in
         tasks_kept = state.stages["tasks"]["kept"]
         answers = state.stages["solutions"].get("kept")
@@ -487,7 +385,7 @@ class _Run:
             return self._train_sft(state, target, seed)
         return self._train_rl(state, target, seed)
 
-    def _train_sft(self, state: _RoundState, target: Path, seed: int) -> dict[str, Any]:
+    def _train_sft(self, state: RoundState, target: Path, seed: int) -> dict[str, Any]:
         index = state.index
         examples = read_sft_data(state.path / "sft.jsonl", Arm.CLOSED)
         model, tokenizer = self._model(state.model_in)
@@ -516,7 +414,7 @@ class _Run:
             "losses": [round(x, 5) for x in result.losses],
         }
 
-    def _train_rl(self, state: _RoundState, target: Path, seed: int) -> dict[str, Any]:
+    def _train_rl(self, state: RoundState, target: Path, seed: int) -> dict[str, Any]:
         index = state.index
         tasks = _tasks(state.path / "tasks.jsonl")
         settings = replace(self.config.grpo, seed=seed)
@@ -547,7 +445,7 @@ class _Run:
 
     # -- 4. eval -------------------------------------------------------------------------------
 
-    def _evaluate(self, state: _RoundState, checkpoint: Path) -> dict[str, Any]:
+    def _evaluate(self, state: RoundState, checkpoint: Path) -> dict[str, Any]:
         index = state.index
         folder = state.path / "eval"
         folder.mkdir(parents=True, exist_ok=True)
@@ -614,27 +512,3 @@ def _count_by(path: Path, key: str) -> dict[str, int]:
         for _, row in iter_jsonl(path):
             counts[str(row.get(key))] = counts.get(str(row.get(key)), 0) + 1
     return dict(sorted(counts.items()))
-
-
-def _row(state: _RoundState) -> RoundRow:
-    stages = state.stages
-    tasks = stages.get("tasks", {})
-    solutions = stages.get("solutions", {})
-    train = stages.get("train", {})
-    evaluation = stages.get("eval", {})
-    note = train.get("note", "")
-    if "carried_from" in evaluation:
-        note += f"; the model of round {evaluation['carried_from']}"
-    return RoundRow(
-        round=state.index,
-        model=evaluation.get("model", str(state.model_in)),
-        trained=bool(train.get("trained")),
-        note=note,
-        tasks_requested=tasks.get("requested"),
-        tasks_kept=tasks.get("kept"),
-        answers_sampled=solutions.get("sampled"),
-        answers_kept=solutions.get("kept"),
-        accuracy=evaluation.get("accuracy"),
-        samples=evaluation.get("samples", 0),
-        verdicts=evaluation.get("verdicts", {}),
-    )
