@@ -86,11 +86,9 @@ def test_changed_training_data_reruns_training_only_where_it_is_used(tmp_path):
 
 
 def test_unavailable_regimes_are_named_and_planned_as_nothing(tmp_path):
-    plan = make_plan(
-        load_recipe(CPU_RECIPE, {"regimes": ["no-docs", "memory", "self-play"]}), tmp_path
-    )
-    assert plan.unavailable == {"memory": NOT_IN_THIS_VERSION, "self-play": NOT_IN_THIS_VERSION}
-    assert not [p for p in plan.steps if p.step.regime in ("memory", "self-play")]
+    plan = make_plan(load_recipe(CPU_RECIPE, {"regimes": ["no-docs", "memory"]}), tmp_path)
+    assert plan.unavailable == {"memory": NOT_IN_THIS_VERSION}
+    assert not [p for p in plan.steps if p.step.regime == "memory"]
 
 
 def test_the_gpu_recipe_parses_and_plans(tmp_path, monkeypatch, api_doc_path):
@@ -107,9 +105,9 @@ def test_the_gpu_recipe_parses_and_plans(tmp_path, monkeypatch, api_doc_path):
     monkeypatch.setenv("QWEN3_8B", str(model))
     plan = make_plan(load_recipe(GPU_RECIPE), tmp_path / "run")
     steps = plan.by_id()
-    assert set(plan.unavailable) == {"self-play", "memory"}
-    # 5 trained regimes x 5 seeds; 8 available regimes x 5 seeds x 2 splits rollouts and grades
-    assert len([s for s in steps if s.startswith("train/")]) == 25
-    assert len([s for s in steps if s.startswith("grade/")]) == 80
+    assert set(plan.unavailable) == {"memory"}
+    # 6 trained regimes x 5 seeds; 9 available regimes x 5 seeds x 2 splits rollouts and grades
+    assert len([s for s in steps if s.startswith("train/")]) == 30
+    assert len([s for s in steps if s.startswith("grade/")]) == 90
     assert not any(p.missing for p in plan.steps)
     assert steps["train/open-rl/seed3"].step.config["settings"]["use_vllm"] is True

@@ -183,6 +183,8 @@ def _model_input(recipe: Recipe) -> tuple[dict[str, Any], tuple[Input, ...]]:
 
 def _train_step(recipe: Recipe, regime_name: str, seed: int, init: str | None) -> Step:
     regime = REGIMES[regime_name]
+    if regime.train is TrainKind.SELF_PLAY:
+        return _self_play_step(recipe, regime_name, seed)
     settings = recipe.sft if regime.train is TrainKind.SFT else recipe.grpo
     config: dict[str, Any] = {
         "train": regime.train.value,
@@ -212,6 +214,39 @@ def _train_step(recipe: Recipe, regime_name: str, seed: int, init: str | None) -
         inputs=tuple(inputs),
         outputs=(train_dir(regime_name, seed),),
         resumable=regime.train is TrainKind.GRPO,  # from its last checkpoint
+        regime=regime_name,
+        seed=seed,
+    )
+
+
+def _self_play_step(recipe: Recipe, regime_name: str, seed: int) -> Step:
+    """Self-play makes its own training data, and tests each round on the first test split."""
+    config: dict[str, Any] = {
+        "train": TrainKind.SELF_PLAY.value,
+        "selfplay": dataclasses.asdict(recipe.selfplay),
+        "settings": dataclasses.asdict(recipe.sft),
+        "sampling": dataclasses.asdict(recipe.sampling),
+        "samples": recipe.samples,
+        "limit": recipe.data.limit,
+        "seed": seed,
+    }
+    model_config, model_inputs = _model_input(recipe)
+    config.update(model_config)
+    inputs = list(model_inputs)
+    needs = ["library"]  # the docs it writes and answers from, the grader's library
+    external, _ = test_file(recipe, next(iter(recipe.data.splits())))
+    if external is not None:
+        inputs.append(Input("test", external))
+    else:
+        needs.append("data")
+    return Step(
+        f"train/{regime_name}/seed{seed}",
+        StepKind.TRAIN,
+        config,
+        needs=tuple(needs),
+        inputs=tuple(inputs),
+        outputs=(train_dir(regime_name, seed),),
+        resumable=True,  # per round and stage (`sebench.training.selfplay`)
         regime=regime_name,
         seed=seed,
     )

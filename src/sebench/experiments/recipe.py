@@ -89,6 +89,20 @@ class GradingSpec:
 
 
 @dataclass(frozen=True)
+class SelfPlaySpec:
+    """The self-play regime (`sebench selfplay`, Closed-SFT; its training settings are `[sft]`,
+    its sampling `[sampling]`): `rounds` times the model writes its own tasks, keeps its
+    correct open-book answers and trains on them closed-book."""
+
+    rounds: int = 2
+    functions: tuple[str, ...] | None = None  # NumPy names to write tasks for; None: every one
+    per_function: int = 1  # tasks asked per function and round
+    multi: int = 0  # multi-function tasks asked per round
+    cases: int = 8  # test inputs asked per task (official dev rows: 8 to 16)
+    samples: int = 5  # official: 5 open-book samples per task
+
+
+@dataclass(frozen=True)
 class Recipe:
     name: str
     path: Path  # the recipe file
@@ -103,6 +117,7 @@ class Recipe:
     grading: GradingSpec = field(default_factory=GradingSpec)
     sft: SFTTrainingConfig = field(default_factory=SFTTrainingConfig)
     grpo: GRPOSettings = field(default_factory=GRPOSettings)
+    selfplay: SelfPlaySpec = field(default_factory=SelfPlaySpec)
     expected: dict[str, dict[str, float | None]] = field(default_factory=dict)
 
     def model_path(self) -> Path | None:
@@ -203,6 +218,7 @@ def _recipe(raw: dict[str, Any], path: Path) -> Recipe:
         grading=read_section(GradingSpec, raw.get("grading", {}), "grading", path),
         sft=read_section(SFTTrainingConfig, raw.get("sft", {}), "sft", path, hidden=("seed",)),
         grpo=read_section(GRPOSettings, raw.get("grpo", {}), "grpo", path, hidden=("seed",)),
+        selfplay=read_section(SelfPlaySpec, raw.get("selfplay", {}), "selfplay", path),
         expected=_expected(raw.get("expected", {}), path),
     )
     _check_choices(recipe, path)

@@ -4,13 +4,14 @@ Each step function calls the library function behind the matching command (`sebe
 build`, `tasks generate --programmatic` / `train tasks`, `train sft`, `train grpo`, `rollout`,
 `eval`) in this process, writes only under its own outputs in the run folder, and returns what
 it produced (its record's `result`). Training kinds are looked up in `TRAINERS`: a new regime
-with a new kind of training (self-play, memory) adds one function there.
+with a new kind of training (memory) adds one function there.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -228,9 +229,70 @@ def _train_grpo(step: Step, context: Context) -> dict[str, Any]:
     }
 
 
+SELF_PLAY_DIR = "selfplay"  # in a self-play train_dir: `sebench selfplay`'s run folder
+
+
+def _train_self_play(step: Step, context: Context) -> dict[str, Any]:
+    from sebench.training.selfplay import SelfPlayConfig, run_selfplay
+    from sebench.training.sft_pipeline import SFTDataConfig
+    from sebench.training.task_writing import ModelTasksConfig
+
+    recipe, spec = context.recipe, context.recipe.selfplay
+    out = context.run_dir / train_dir(step.regime, step.seed)
+    split = next(iter(recipe.data.splits()))
+    config = SelfPlayConfig(
+        rounds=spec.rounds,
+        writing=ModelTasksConfig(
+            functions=spec.functions,
+            per_function=spec.per_function,
+            multi=spec.multi,
+            cases=spec.cases,
+            generator_sampling=recipe.sampling,
+            solver_sampling=recipe.sampling,
+        ),
+        solving=SFTDataConfig(samples=spec.samples, sampling=recipe.sampling),
+        sft=recipe.sft,
+        eval_samples=recipe.samples,
+        eval_sampling=recipe.sampling,
+        test_limit=recipe.data.limit,
+        seed=step.seed,
+    )
+    # generation in this process (transformers, on the GPU when there is one), whatever
+    # `[backend]` says: the weights change every round, and a server would serve old ones
+    result = run_selfplay(
+        context.library(),
+        context.base_model(),
+        context.test_tasks(split),
+        out / SELF_PLAY_DIR,
+        config,
+        test_split=SPLIT_FILES[split],
+        sandbox=_sandbox(recipe),
+        on_progress=lambda event: context.progress(event.done, event.total),
+    )
+    # The arm's rollout loads the checkpoint in train_dir: the last round's model (the base
+    # model when no round trained), linked where the file system allows, else copied.
+    final = Path(result.rows[-1].model)
+    for item in final.iterdir():
+        if item.is_file():
+            target = out / item.name
+            target.unlink(missing_ok=True)
+            try:
+                os.link(item, target)
+            except OSError:
+                shutil.copy2(item, target)
+    return {
+        "rounds": [
+            {"round": row.round, "accuracy": row.accuracy, "trained": row.trained}
+            for row in result.rows
+        ],
+        "model": str(final),
+    }
+
+
 TRAINERS: dict[TrainKind, StepFunction] = {
     TrainKind.SFT: _train_sft,
     TrainKind.GRPO: _train_grpo,
+    TrainKind.SELF_PLAY: _train_self_play,
 }
 
 
