@@ -99,6 +99,48 @@ def test_closed_rl_resumes_from_its_last_checkpoint(
     assert record["mode"] == "closed" and record["config"]["updates_per_batch"] == 1
 
 
+def test_a_run_interrupted_mid_way_reruns_only_the_steps_after_its_checkpoint(
+    tiny_model, tasks, seeded_lib, grader, tmp_path
+):
+    """Ctrl-C during step 2 (checkpoint 1 saved, step 2 logged but not saved): the same
+    command again resumes from checkpoint 1, and step 2's old log line is not kept twice."""
+    out = tmp_path / "killed"
+    settings = GRPOSettings(**{**TINY.__dict__, "save_steps": 1, "max_steps": 3})
+
+    def interrupt_at_step_2(step):
+        if step.step == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        train_grpo(
+            tiny_model,
+            tasks,
+            seeded_lib,
+            RLMode.CLOSED,
+            out,
+            settings,
+            grader=grader,
+            on_step=interrupt_at_step_2,
+        )
+    assert [row["step"] for row in _log(out)] == [1, 2]
+    assert not (out / CHECKPOINTS / "checkpoint-2").exists()
+    resumed = []
+    result = train_grpo(
+        tiny_model,
+        tasks,
+        seeded_lib,
+        RLMode.CLOSED,
+        out,
+        settings,
+        grader=grader,
+        on_step=resumed.append,
+    )
+    assert result.resumed_from.endswith("checkpoint-1")
+    assert [s.step for s in resumed] == [2, 3]
+    assert [row["step"] for row in _log(out)] == [1, 2, 3]
+    assert (out / RUN_FILE).is_file()
+
+
 def test_closed_rl_loss_sees_the_closed_prompt_while_generation_saw_the_docs(
     tiny_model, tasks, seeded_lib, grader, tmp_path
 ):
