@@ -237,3 +237,25 @@ def test_demo_rl_cli_writes_the_report_and_refuses_mixed_options(tiny_model, tmp
     for wrong in (["demo", "--rl", "--seed", "1"], ["demo", "--seeds", "0,1"]):
         refused = CliRunner().invoke(app, wrong)
         assert refused.exit_code == 2, refused.output
+
+
+@pytest.mark.slow
+def test_real_rl_demo_keeps_rl_alone_near_zero(tmp_path):
+    """Issue 14, with SmolLM2-135M on this machine's CPU, in the RL demo's smallest setting (one
+    seed, 2 RL steps: Open-RL's two updates of one batch): Closed-RL and Open-RL from the base
+    model stay at or below 5% without docs; the report files are written and parse."""
+    from sebench.library.cache import seeded_library
+    from sebench.rollout.smollm import default_model_dir
+
+    config = RLDemoConfig(seeds=(0,))
+    config = replace(config, rl=replace(config.rl, max_steps=2))
+    result = run_rl_demo(seeded_library(0), default_model_dir(), config, out_dir=tmp_path)
+    files = write_rl_demo_report(result, tmp_path)
+    table = {r.arm: f"{r.evaluation.correct}/{r.evaluation.total}" for r in result.runs}
+    assert len(result.runs) == len(ARMS), table
+    assert result.rl_only_near_zero, (table, result.checks)
+    report = json.loads(files["json"].read_text())
+    assert {a["arm"] for a in report["arms"]} == {arm for arm, _ in ARMS}
+    assert "Closed-RL from base" in files["markdown"].read_text()
+    if "chart" in files:
+        assert files["chart"].stat().st_size > 0

@@ -480,7 +480,10 @@ def train_grpo(
             prompts,
         )
         started = time.perf_counter()
-        with quiet_progress():  # checkpoint saves draw "Writing model shards" bars
+        # Checkpoint saves draw "Writing model shards" bars; TRL asks the model the deprecated
+        # `is_gradient_checkpointing` (transformers 5 warns on every step).
+        with quiet_progress(), warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing.*")
             trainer.train(resume_from_checkpoint=resume)
         seconds = time.perf_counter() - started
     finally:
