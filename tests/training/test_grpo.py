@@ -72,6 +72,9 @@ def test_open_rl_trains_two_steps_and_logs_every_verdict(
     assert log[0]["reward_mean"] == 0.0 and log[0]["frac_zero_spread"] == 1.0  # random model
     assert set(log[0]["hacking_signals"]) == {"no_library", "policy", "uses_numpy"}
     assert log[0]["samples"] and "completion" in log[0]["samples"][0]
+    # Where the time went: step 1 sampled and graded its batch, step 2 only updated.
+    assert 0 < log[0]["generation_seconds"] < log[0]["seconds"] and log[0]["grading_seconds"] > 0
+    assert log[1]["generation_seconds"] == 0 and log[1]["grading_seconds"] == 0
     record = json.loads((out / RUN_FILE).read_text())
     assert record["mode"] == "open" and record["config"]["updates_per_batch"] == 2
     assert settings_from_dict(record["config"]) == GRPOSettings(

@@ -122,8 +122,13 @@ def _series(values: list[float | None]) -> str:
     return " ".join("-" if v is None else f"{v:.2f}" for v in values)
 
 
-def _seconds(values: list[float]) -> str:
-    return " ".join(f"{v:.0f}" for v in values)
+def _seconds(steps: list[dict]) -> str:
+    """Each step's seconds, with its generation's share where it was logged: `58 (41 gen)`."""
+    parts = []
+    for step in steps:
+        generation = step.get("generation_seconds")
+        parts.append(f"{step['seconds']:.0f}" + (f" ({generation:.0f} gen)" if generation else ""))
+    return ", ".join(parts)
 
 
 def rl_demo_markdown(result: RLDemoResult) -> str:
@@ -160,7 +165,7 @@ def rl_demo_markdown(result: RLDemoResult) -> str:
         "RL diagnostics, per optimizer step (one seed per row): the mean reward of the step's "
         "completions and the fraction of groups whose rewards were all equal (no learning signal).",
         "",
-        "| RL arm | seed | reward mean | zero-spread groups | seconds per step |",
+        "| RL arm | seed | reward mean | zero-spread groups | seconds per step (generation) |",
         "|---|---:|---|---|---|",
     ]
     for arm, label in ARMS:
@@ -171,7 +176,7 @@ def rl_demo_markdown(result: RLDemoResult) -> str:
             lines.append(
                 f"| {label} | {seed} | {_series([s['reward_mean'] for s in run.steps])} | "
                 f"{_series([s['frac_zero_spread'] for s in run.steps])} | "
-                f"{_seconds([s['seconds'] for s in run.steps])} |"
+                f"{_seconds(list(run.steps))} |"
             )
     config = result.config
     rl = config.rl

@@ -118,6 +118,10 @@ class StepLog:
     unscored: int
     samples: list[dict[str, Any]]
     seconds: float
+    # Where the step's time went: sampling the completions (0 on a reused batch) and grading
+    # them; the rest is the forward and backward passes and the optimizer.
+    generation_seconds: float = 0.0
+    grading_seconds: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -200,6 +204,14 @@ def _trainer_class(trl: Any, torch: Any, answer_only: bool) -> Any:
         """
 
         drop_negative_advantages = False
+        generation_seconds = 0.0  # all sampling so far (both modes generate through here)
+
+        def _generate_single_turn(self, *args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+            started = time.perf_counter()
+            try:
+                return super()._generate_single_turn(*args, **kwargs)
+            finally:
+                self.generation_seconds += time.perf_counter() - started
 
         def _generate_and_score_completions(self, inputs):  # noqa: ANN001, ANN202
             batch = super()._generate_and_score_completions(inputs)
@@ -374,6 +386,8 @@ def _step_logger(
         def __init__(self) -> None:
             self.steps: list[StepLog] = []
             self.last = time.perf_counter()
+            self.trainer: Any = None  # set once built: its generation time is read per step
+            self.generated = 0.0
 
         def on_log(self, args, state, control, logs=None, **kwargs):  # noqa: ANN001
             if not logs or "reward" not in logs and "loss" not in logs:
@@ -381,6 +395,7 @@ def _step_logger(
             stats = reward.drain()
             now = time.perf_counter()
             verdicts = dict(sorted(stats.verdicts.items()))
+            generated = getattr(self.trainer, "generation_seconds", 0.0)
             entry = StepLog(
                 step=state.global_step,
                 max_steps=settings.max_steps,
@@ -397,8 +412,11 @@ def _step_logger(
                     for s in stats.samples[: settings.samples_logged]
                 ],
                 seconds=round(now - self.last, 3),
+                generation_seconds=round(generated - self.generated, 3),
+                grading_seconds=round(stats.seconds, 3),
             )
             self.last = now
+            self.generated = generated
             self.steps.append(entry)
             with log_path.open("a") as handle:
                 handle.write(json.dumps(entry.to_dict()) + "\n")
@@ -479,6 +497,7 @@ def train_grpo(
             [logger],
             prompts,
         )
+        logger.trainer = trainer
         started = time.perf_counter()
         # Checkpoint saves draw "Writing model shards" bars; TRL asks the model the deprecated
         # `is_gradient_checkpointing` (transformers 5 warns on every step).

@@ -158,6 +158,8 @@ def _diagnostics(step: StepLog) -> dict[str, Any]:
         "loss": step.loss,
         "verdicts": step.verdicts,
         "seconds": step.seconds,
+        "generation_seconds": step.generation_seconds,
+        "grading_seconds": step.grading_seconds,
     }
 
 
