@@ -90,6 +90,7 @@ def rl_demo_chart(result: RLDemoResult, path: str | Path) -> Path | None:
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        import matplotlib.ticker
     except ImportError:
         return None
     from sebench.training.rl_demo import ARMS
@@ -146,6 +147,7 @@ def rl_demo_chart(result: RLDemoResult, path: str | Path) -> Path | None:
                 label=f"{label}: {'zero-spread groups' if key == 'frac_zero_spread' else 'reward'}",
             )
     right.set_ylim(-0.05, 1.05)
+    right.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
     right.set_xlabel("RL step", color="#444444")
     right.set_title("RL signal per step (mean over seeds)", fontsize=11, color="#222222")
     right.legend(fontsize=7, frameon=False)

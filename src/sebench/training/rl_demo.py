@@ -82,7 +82,7 @@ def _demo_rl() -> GRPOSettings:
         prompts_per_step=4,
         generations_per_prompt=4,  # a group of 4: a spread needs 1-3 right answers of 4
         # Two steps: Closed-RL samples twice, Open-RL once and updates twice (its official 2
-        # updates per batch). Measured: 4 steps put three seeds at ~25 min of one core.
+        # updates per batch). 4 steps: ~25 min of one core for three seeds (from a partial run).
         max_steps=2,
         max_completion_length=48,  # the answer is 37-40 tokens
         micro_batch_size=16,  # the whole step's completions in one accumulation
