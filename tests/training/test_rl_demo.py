@@ -106,6 +106,16 @@ def test_the_report_has_means_per_seed_values_and_rl_diagnostics(tiny_run, tmp_p
         assert files["chart"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_the_rl_only_bound_holds_on_every_seed_not_on_the_mean(tiny_run):
+    result, _, _ = tiny_run
+    assert result.rl_only_near_zero  # a random model solves nothing
+    run = next(r for r in result.runs if r.arm == "open_rl" and r.seed == 1)
+    lucky = replace(run, evaluation=replace(run.evaluation, correct=1))  # 1/12: 8%, mean 4%
+    other = replace(result, runs=[lucky if r is run else r for r in result.runs])
+    assert other.mean("open_rl") <= 0.05 and not other.rl_only_near_zero
+    assert other.checks["Open-RL from base, no docs, every seed <= 5%"] is False
+
+
 def test_progress_shows_rl_steps_with_their_learning_signal(tiny_run):
     _, _, events = tiny_run
     rl_steps = [e for e in events if e.stage == "train" and "RL" in e.message and e.done]
@@ -214,6 +224,8 @@ def test_seeds_are_parsed_and_checked():
         parse_seeds("0,x")
     with pytest.raises(SebenchError, match="repeated"):
         replace(TINY, seeds=(1, 1)).check()
+    with pytest.raises(SebenchError, match="at least 1"):
+        replace(TINY, rl=replace(TINY.rl, max_steps=0)).check()
 
 
 def test_demo_rl_cli_writes_the_report_and_refuses_mixed_options(tiny_model, tmp_path):

@@ -168,7 +168,10 @@ def register(app: typer.Typer) -> None:
             typer.Option(help="With --rl: GRPO steps per RL arm (default: the laptop recipe)."),
         ] = None,
         save_models: Annotated[
-            bool, typer.Option(help="Also save both trained checkpoints in --out.")
+            bool,
+            typer.Option(
+                help="Also save the trained checkpoints in --out (with --rl: every arm's)."
+            ),
         ] = False,
         bf16: Annotated[
             bool | None,
