@@ -177,7 +177,7 @@ def test_an_interrupted_rl_demo_keeps_finished_arms_and_runs_only_the_rest(
     # The resumed arm's log holds only the rerun's steps, not the interrupted run's too.
     assert len((tmp_path / "seed-0" / "open_rl" / "grpo_log.jsonl").read_text().splitlines()) == 2
 
-    # Another seed list keeps the finished seeds; other settings keep nothing.
+    # The same command again runs nothing.
     again = []
     run_rl_demo(
         seeded_lib, tiny_model, config, out_dir=tmp_path, on_progress=again.append, grader=grader
