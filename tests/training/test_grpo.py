@@ -72,6 +72,9 @@ def test_open_rl_trains_two_steps_and_logs_every_verdict(
     assert log[0]["reward_mean"] == 0.0 and log[0]["frac_zero_spread"] == 1.0  # random model
     assert set(log[0]["hacking_signals"]) == {"no_library", "policy", "uses_numpy"}
     assert log[0]["samples"] and "completion" in log[0]["samples"][0]
+    # Where the time went: step 1 sampled and graded its batch, step 2 only updated.
+    assert 0 < log[0]["generation_seconds"] < log[0]["seconds"] and log[0]["grading_seconds"] > 0
+    assert log[1]["generation_seconds"] == 0 and log[1]["grading_seconds"] == 0
     record = json.loads((out / RUN_FILE).read_text())
     assert record["mode"] == "open" and record["config"]["updates_per_batch"] == 2
     assert settings_from_dict(record["config"]) == GRPOSettings(
@@ -97,6 +100,48 @@ def test_closed_rl_resumes_from_its_last_checkpoint(
     assert all(sum(row["verdicts"].values()) == 4 for row in log)
     record = json.loads((out / RUN_FILE).read_text())
     assert record["mode"] == "closed" and record["config"]["updates_per_batch"] == 1
+
+
+def test_a_run_interrupted_mid_way_reruns_only_the_steps_after_its_checkpoint(
+    tiny_model, tasks, seeded_lib, grader, tmp_path
+):
+    """Ctrl-C during step 2 (checkpoint 1 saved, step 2 logged but not saved): the same
+    command again resumes from checkpoint 1, and step 2's old log line is not kept twice."""
+    out = tmp_path / "killed"
+    settings = GRPOSettings(**{**TINY.__dict__, "save_steps": 1, "max_steps": 3})
+
+    def interrupt_at_step_2(step):
+        if step.step == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        train_grpo(
+            tiny_model,
+            tasks,
+            seeded_lib,
+            RLMode.CLOSED,
+            out,
+            settings,
+            grader=grader,
+            on_step=interrupt_at_step_2,
+        )
+    assert [row["step"] for row in _log(out)] == [1, 2]
+    assert not (out / CHECKPOINTS / "checkpoint-2").exists()
+    resumed = []
+    result = train_grpo(
+        tiny_model,
+        tasks,
+        seeded_lib,
+        RLMode.CLOSED,
+        out,
+        settings,
+        grader=grader,
+        on_step=resumed.append,
+    )
+    assert result.resumed_from.endswith("checkpoint-1")
+    assert [s.step for s in resumed] == [2, 3]
+    assert [row["step"] for row in _log(out)] == [1, 2, 3]
+    assert (out / RUN_FILE).is_file()
 
 
 def test_closed_rl_loss_sees_the_closed_prompt_while_generation_saw_the_docs(

@@ -1,4 +1,4 @@
-"""The demo's table as data: JSON for machines, Markdown for people (docs, READMEs, PRs)."""
+"""The demos' tables as data: JSON for machines, Markdown for people (docs, READMEs, PRs)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from sebench.training.demo import DemoResult
+    from sebench.training.rl_demo import RLDemoResult
 
 # Verdict columns shown in the table, in this order; any other kind is summed into "other".
 SHOWN_VERDICTS = (
@@ -26,7 +27,7 @@ def verdict_summary(verdicts: dict[str, int]) -> str:
     return ", ".join(f"{kind} {count}" for count, kind in parts) or "-"
 
 
-def machine_line(result: DemoResult) -> str:
+def machine_line(result: DemoResult | RLDemoResult) -> str:
     """Where the timings come from: precision, CPU flags, threads, load and versions."""
     record = result.record
     if "machine_at_start" not in record:
@@ -107,6 +108,122 @@ def write_demo_report(
         from sebench.reports.figures import demo_chart
 
         path = demo_chart(result, out / "demo.png")
+        if path is not None:
+            written["chart"] = path
+    return written
+
+
+# -- the RL demo (`sebench demo --rl`) ----------------------------------------------------------
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1%}"
+
+
+def _series(values: list[float | None]) -> str:
+    return " ".join("-" if v is None else f"{v:.2f}" for v in values)
+
+
+def _seconds(steps: list[dict]) -> str:
+    """Each step's seconds, with its generation's share where it was logged: `58 (41 gen)`."""
+    parts = []
+    for step in steps:
+        generation = step.get("generation_seconds")
+        parts.append(f"{step['seconds']:.0f}" + (f" ({generation:.0f} gen)" if generation else ""))
+    return ", ".join(parts)
+
+
+def rl_demo_markdown(result: RLDemoResult) -> str:
+    """The accuracy table (mean and each seed), the RL diagnostics per step, and the times."""
+    from sebench.training.grpo import RLMode
+    from sebench.training.rl_demo import ARMS
+
+    seeds = result.config.seeds
+    runs = {(r.seed, r.arm): r for r in result.runs}
+    lines = [
+        "| arm (tested without docs) | mean | "
+        + " | ".join(f"seed {s}" for s in seeds)
+        + " | verdicts (not correct, all seeds) |",
+        "|---|---:|" + "---:|" * len(seeds) + "---|",
+    ]
+    for arm, label in ARMS:
+        cells = []
+        verdicts: dict[str, int] = {}
+        for seed in seeds:
+            run = runs.get((seed, arm))
+            if run is None:
+                cells.append("-")
+                continue
+            e = run.evaluation
+            cells.append(f"{e.accuracy:.1%} ({e.correct}/{e.total})")
+            for kind, count in e.verdicts.items():
+                verdicts[kind] = verdicts.get(kind, 0) + count
+        lines.append(
+            f"| {label} | **{_percent(result.mean(arm))}** | {' | '.join(cells)} | "
+            f"{verdict_summary(verdicts)} |"
+        )
+    lines += [
+        "",
+        "RL diagnostics, per optimizer step (one seed per row): the mean reward of the step's "
+        "completions and the fraction of groups whose rewards were all equal (no learning signal).",
+        "",
+        "| RL arm | seed | reward mean | zero-spread groups | seconds per step (generation) |",
+        "|---|---:|---|---|---|",
+    ]
+    for arm, label in ARMS:
+        for seed in seeds:
+            run = runs.get((seed, arm))
+            if run is None or not run.steps:
+                continue
+            lines.append(
+                f"| {label} | {seed} | {_series([s['reward_mean'] for s in run.steps])} | "
+                f"{_series([s['frac_zero_spread'] for s in run.steps])} | "
+                f"{_seconds(list(run.steps))} |"
+            )
+    config = result.config
+    rl = config.rl
+    times = ", ".join(
+        f"{label} {sum(r.train_seconds for r in result.runs if r.arm == arm):.0f} s"
+        for arm, label in ARMS
+    )
+    evals = sum(r.evaluation.seconds for r in result.runs)
+    lines += [
+        "",
+        f"Held-out tasks: {config.test_per_function} per function per seed, as in `sebench demo`. "
+        f"Closed-SFT: {config.sft.max_steps} steps x batch {config.sft.batch_size}, lr "
+        f"{config.sft.learning_rate:g}. RL (GRPO, grader reward): {rl.max_steps} steps x "
+        f"{rl.prompts_per_step} prompts x {rl.generations_per_prompt} generations, at most "
+        f"{rl.max_completion_length} new tokens, temperature {rl.temperature:g}, lr "
+        f"{rl.learning_rate:g}; updates per batch: Closed-RL {rl.updates_for(RLMode.CLOSED)}, "
+        f"Open-RL {rl.updates_for(RLMode.OPEN)}. Seeds {', '.join(map(str, seeds))}; model "
+        f"`{Path(result.model).name}`.",
+        f"Training time over all seeds: {times}; evaluations {evals:.0f} s. Total wall time: "
+        f"{result.wall_seconds:.0f} s"
+        + (f" (resumed: kept {', '.join(result.resumed)})." if result.resumed else "."),
+    ]
+    if machine_line(result):
+        lines.append(machine_line(result))
+    if result.checks:
+        lines.append("")
+        for check, passed in result.checks.items():
+            lines.append(f"- [{'x' if passed else ' '}] {check}")
+    return "\n".join(lines) + "\n"
+
+
+def write_rl_demo_report(
+    result: RLDemoResult, out_dir: str | Path, *, chart: bool = True
+) -> dict[str, Path]:
+    """`rl_demo.json`, `rl_demo.md` and (if matplotlib is installed) `rl_demo.png` in `out_dir`."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written = {
+        "json": _write_text(out / "rl_demo.json", json.dumps(result.to_dict(), indent=2) + "\n"),
+        "markdown": _write_text(
+            out / "rl_demo.md", "# The RL Gap, on this machine\n\n" + rl_demo_markdown(result)
+        ),
+    }
+    if chart:
+        from sebench.reports.figures import rl_demo_chart
+
+        path = rl_demo_chart(result, out / "rl_demo.png")
         if path is not None:
             written["chart"] = path
     return written

@@ -161,6 +161,7 @@ class Progress:
     done: int = 0
     total: int = 0
     loss: float | None = None
+    extra: str = ""  # more numbers for the progress line (the RL demo: reward, zero spread)
 
 
 ProgressCallback = Callable[[Progress], None]

@@ -10,6 +10,9 @@
   closed prompt only.
 - SFT->RL: start from a `sebench train sft` output folder (`--init`).
 
+Prompts are the benchmark's (`sebench.prompts`) unless the caller passes its own `PromptFn`: the
+RL laptop demo trains on the short prompts its SFT checkpoint and its evaluation use.
+
 The importance ratio in Closed-RL. With one update per batch (the official Closed-RL setting)
 TRL computes no old log-probs and the ratio is exactly 1 (the loss uses `logp - logp.detach()`).
 With several updates per batch TRL computes the old log-probs itself, on the same (closed
@@ -115,12 +118,18 @@ class StepLog:
     unscored: int
     samples: list[dict[str, Any]]
     seconds: float
+    # Where the step's time went: sampling the completions (0 on a reused batch) and grading
+    # them; the rest is the forward and backward passes and the optimizer.
+    generation_seconds: float = 0.0
+    grading_seconds: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
 StepCallback = Callable[[StepLog], None]
+# A task's chat messages for a prompt mode (OPEN: what generation sees; CLOSED: the closed book).
+PromptFn = Callable[[Task, PromptMode], list[dict[str, Any]]]
 
 
 @dataclass
@@ -130,15 +139,22 @@ class GRPOResult:
     train_seconds: float
     resumed_from: str | None
     record: dict[str, Any] = field(default_factory=dict)
+    model: Any = None  # the trained model, in memory (for evaluation in the same process)
+    tokenizer: Any = None
 
 
 # -- prompts ------------------------------------------------------------------------------------
-def prompt_rows(tasks: Sequence[Task], library: Any) -> list[dict[str, Any]]:
+def benchmark_prompts(library: Any) -> PromptFn:
+    """The benchmark's prompts (`sebench.prompts`): the default."""
+    return lambda task, mode: render_prompt(task, library, mode)
+
+
+def prompt_rows(
+    tasks: Sequence[Task], library: Any, prompts: PromptFn | None = None
+) -> list[dict[str, Any]]:
     """The training dataset: the prompt with docs (what generation sees) and the task id."""
-    return [
-        {"prompt": render_prompt(task, library, PromptMode.OPEN), "task_id": task.task_id}
-        for task in tasks
-    ]
+    prompts = prompts or benchmark_prompts(library)
+    return [{"prompt": prompts(task, PromptMode.OPEN), "task_id": task.task_id} for task in tasks]
 
 
 def _key(messages: Sequence[dict[str, Any]]) -> str:
@@ -154,11 +170,14 @@ class ClosedBookRollout:
     `_generate_single_turn`: transformers or vLLM), so sampling settings are TRL's.
     """
 
-    def __init__(self, tasks: Sequence[Task], library: Any) -> None:
+    def __init__(
+        self, tasks: Sequence[Task], library: Any, prompts: PromptFn | None = None
+    ) -> None:
+        prompts = prompts or benchmark_prompts(library)
         self.closed: dict[str, list[dict[str, Any]]] = {}
         for task in tasks:
-            key = _key(render_prompt(task, library, PromptMode.OPEN))
-            closed = render_prompt(task, library, PromptMode.CLOSED)
+            key = _key(prompts(task, PromptMode.OPEN))
+            closed = prompts(task, PromptMode.CLOSED)
             if self.closed.setdefault(key, closed) != closed:
                 raise SebenchError(f"task {task.task_id}: one open prompt, two closed prompts")
 
@@ -185,6 +204,14 @@ def _trainer_class(trl: Any, torch: Any, answer_only: bool) -> Any:
         """
 
         drop_negative_advantages = False
+        generation_seconds = 0.0  # all sampling so far (both modes generate through here)
+
+        def _generate_single_turn(self, *args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+            started = time.perf_counter()
+            try:
+                return super()._generate_single_turn(*args, **kwargs)
+            finally:
+                self.generation_seconds += time.perf_counter() - started
 
         def _generate_and_score_completions(self, inputs):  # noqa: ANN001, ANN202
             batch = super()._generate_and_score_completions(inputs)
@@ -317,6 +344,7 @@ def build_trainer(
     mode: RLMode,
     output_dir: str,
     callbacks: Sequence[Any] = (),
+    prompts: PromptFn | None = None,
 ) -> Any:
     """A GRPO trainer over `tasks` for `mode`, not yet run."""
     trl = require("trl", "train")
@@ -325,8 +353,8 @@ def build_trainer(
     if not tasks:
         raise SebenchError("no training tasks")
     transformers.set_seed(settings.seed)
-    dataset = datasets.Dataset.from_list(prompt_rows(tasks, library))
-    rollout = ClosedBookRollout(tasks, library) if mode is RLMode.CLOSED else None
+    dataset = datasets.Dataset.from_list(prompt_rows(tasks, library, prompts))
+    rollout = ClosedBookRollout(tasks, library, prompts) if mode is RLMode.CLOSED else None
     torch = require("torch", "train")
     answer_only = not torch.cuda.is_available() and _plain_lm_head(model)
     trainer_class = _trainer_class(trl, torch, answer_only)
@@ -358,6 +386,8 @@ def _step_logger(
         def __init__(self) -> None:
             self.steps: list[StepLog] = []
             self.last = time.perf_counter()
+            self.trainer: Any = None  # set once built: its generation time is read per step
+            self.generated = 0.0
 
         def on_log(self, args, state, control, logs=None, **kwargs):  # noqa: ANN001
             if not logs or "reward" not in logs and "loss" not in logs:
@@ -365,6 +395,7 @@ def _step_logger(
             stats = reward.drain()
             now = time.perf_counter()
             verdicts = dict(sorted(stats.verdicts.items()))
+            generated = getattr(self.trainer, "generation_seconds", 0.0)
             entry = StepLog(
                 step=state.global_step,
                 max_steps=settings.max_steps,
@@ -381,8 +412,11 @@ def _step_logger(
                     for s in stats.samples[: settings.samples_logged]
                 ],
                 seconds=round(now - self.last, 3),
+                generation_seconds=round(generated - self.generated, 3),
+                grading_seconds=round(stats.seconds, 3),
             )
             self.last = now
+            self.generated = generated
             self.steps.append(entry)
             with log_path.open("a") as handle:
                 handle.write(json.dumps(entry.to_dict()) + "\n")
@@ -418,6 +452,8 @@ def train_grpo(
     grader: Grader | None = None,
     on_step: StepCallback | None = None,
     extra_record: dict[str, Any] | None = None,
+    prompts: PromptFn | None = None,
+    save_model: bool = True,
 ) -> GRPOResult:
     """Train the model in `model_dir` (a base model or an SFT output folder) with GRPO.
 
@@ -425,6 +461,8 @@ def train_grpo(
     `sebench_grpo.json` and `grpo_log.jsonl`; `out_dir/checkpoints` holds the checkpoints a
     killed run resumes from (automatically, when present). `grader`: an already started one to
     share (its owner closes it); otherwise one is started here and closed at the end.
+    `prompts`: the chat messages of each task (default: the benchmark's). `save_model=False`
+    keeps the trained model in memory only (`GRPOResult.model`), without writing its weights.
     """
     from sebench.training.sft import load_model
 
@@ -448,10 +486,23 @@ def train_grpo(
         reward = SebenchReward(grader, {t.task_id: t for t in tasks}, settings.samples_logged)
         logger = _step_logger(reward, settings, log_path, on_step)
         trainer = build_trainer(
-            model, tokenizer, tasks, library, reward, settings, mode, str(checkpoints), [logger]
+            model,
+            tokenizer,
+            tasks,
+            library,
+            reward,
+            settings,
+            mode,
+            str(checkpoints),
+            [logger],
+            prompts,
         )
+        logger.trainer = trainer
         started = time.perf_counter()
-        with quiet_progress():  # checkpoint saves draw "Writing model shards" bars
+        # Checkpoint saves draw "Writing model shards" bars; TRL asks the model the deprecated
+        # `is_gradient_checkpointing` (transformers 5 warns on every step).
+        with quiet_progress(), warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing.*")
             trainer.train(resume_from_checkpoint=resume)
         seconds = time.perf_counter() - started
     finally:
@@ -460,9 +511,10 @@ def train_grpo(
 
     trained = trainer.accelerator.unwrap_model(trainer.model, keep_fp32_wrapper=False)
     trained.config.use_cache = True  # the Trainer turns it off; generation needs it
-    with quiet_progress():
-        trained.save_pretrained(out)
-        tokenizer.save_pretrained(out)
+    if save_model:
+        with quiet_progress():
+            trained.save_pretrained(out)
+            tokenizer.save_pretrained(out)
     record = provenance(
         resolved(settings, mode),
         stage="grpo",
@@ -477,7 +529,13 @@ def train_grpo(
     )
     (out / RUN_FILE).write_text(json.dumps(record, indent=2) + "\n")
     return GRPOResult(
-        out_dir=out, steps=logger.steps, train_seconds=seconds, resumed_from=resume, record=record
+        out_dir=out,
+        steps=logger.steps,
+        train_seconds=seconds,
+        resumed_from=resume,
+        record=record,
+        model=trained,
+        tokenizer=tokenizer,
     )
 
 

@@ -13,6 +13,7 @@ Every verdict is counted, so a run that learns to game the grader shows it in th
 from __future__ import annotations
 
 import threading
+import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -43,6 +44,7 @@ class RewardStats:
     verdicts: Counter = field(default_factory=Counter)  # VerdictKind value -> count
     retried: int = 0  # infra errors graded a second time
     unscored: int = 0  # infra errors twice: reward None, left out of the update
+    seconds: float = 0.0  # spent grading
     samples: list[GradedSample] = field(default_factory=list)
 
     @property
@@ -123,6 +125,7 @@ class SebenchReward:
     ) -> list[float | None]:
         if task_id is None:
             raise SebenchError("the reward needs a `task_id` column in the training dataset")
+        started = time.perf_counter()
         texts = [completion_text(c) for c in completions]
         tasks = [self._task(name) for name in task_id]
         scored = score_batch(self.grader, tasks, texts)
@@ -132,6 +135,7 @@ class SebenchReward:
             stats.verdicts.update(v.kind.value for v in verdicts)
             stats.retried += scored.retried
             stats.unscored += sum(r is None for r in rewards)
+            stats.seconds += time.perf_counter() - started
             for index in range(min(self.samples_kept, len(texts))):
                 stats.samples.append(
                     GradedSample(

@@ -393,8 +393,9 @@ def train_sft(
 def save_checkpoint(result: SFTResult, out_dir: str | Path) -> Path:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    result.model.save_pretrained(out)
-    result.tokenizer.save_pretrained(out)
+    with quiet_progress():  # transformers draws a "Writing model shards" bar
+        result.model.save_pretrained(out)
+        result.tokenizer.save_pretrained(out)
     (out / RUN_FILE).write_text(json.dumps(result.record, indent=2) + "\n")
     return out
 
