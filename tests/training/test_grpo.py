@@ -298,3 +298,30 @@ def test_settings_carry_the_paper_values_into_trls_config(tmp_path):
 def test_a_micro_batch_that_does_not_divide_the_step_is_refused(tmp_path):
     with pytest.raises(SebenchError, match="does not divide"):
         grpo_config(GRPOSettings(micro_batch_size=7), RLMode.OPEN, str(tmp_path))
+
+
+def test_rl_can_train_exactly_what_sft_trained(tiny_model, tasks, seeded_lib, grader, tmp_path):
+    """`freeze_fraction` / `freeze_embeddings` freeze what `train sft` freezes; the official
+    default trains every weight."""
+    from sebench.training.sft import frozen_layer_count
+
+    def trainable(settings: GRPOSettings) -> tuple[bool, list[bool]]:
+        model, tokenizer = load_model(tiny_model)
+        reward = SebenchReward(grader, {t.task_id: t for t in tasks})
+        trainer = build_trainer(
+            model, tokenizer, tasks[:2], seeded_lib, reward, settings, RLMode.CLOSED, str(tmp_path)
+        )
+        inner = trainer.model
+        embeddings = all(p.requires_grad for p in inner.get_input_embeddings().parameters())
+        layers = [all(p.requires_grad for p in layer.parameters()) for layer in inner.model.layers]
+        return embeddings, layers
+
+    embeddings, layers = trainable(TINY)
+    assert embeddings and all(layers)
+    frozen = GRPOSettings(**{**TINY.__dict__, "freeze_fraction": 0.5, "freeze_embeddings": True})
+    embeddings, layers = trainable(frozen)
+    count = frozen_layer_count(len(layers), 0.5)
+    assert 0 < count < len(layers)
+    assert not embeddings and layers == [False] * count + [True] * (len(layers) - count)
+    with pytest.raises(SebenchError, match="freeze fraction"):
+        GRPOSettings(freeze_fraction=1.0).check()

@@ -84,6 +84,18 @@ def register(train: typer.Typer) -> None:
         ] = DEFAULT.loss_type,
         beta: Annotated[float, typer.Option(help="KL coefficient.")] = DEFAULT.beta,
         seed: Annotated[int, typer.Option()] = DEFAULT.seed,
+        freeze_fraction: Annotated[
+            float,
+            typer.Option(
+                min=0.0,
+                max=0.99,
+                help="Fraction of decoder layers, from the bottom, to freeze (official: 0; "
+                "after `train sft`, its value trains what SFT trained).",
+            ),
+        ] = DEFAULT.freeze_fraction,
+        freeze_embeddings: Annotated[
+            bool, typer.Option(help="Freeze the input embeddings (tied to the head in SmolLM2).")
+        ] = DEFAULT.freeze_embeddings,
         save_steps: Annotated[
             int, typer.Option(help="Checkpoint every N steps (resume point).")
         ] = DEFAULT.save_steps,
@@ -138,6 +150,8 @@ def register(train: typer.Typer) -> None:
             max_steps=steps,
             max_completion_length=max_new_tokens,
             micro_batch_size=micro_batch,
+            freeze_fraction=freeze_fraction,
+            freeze_embeddings=freeze_embeddings,
             seed=seed,
             bf16=bf16,
             save_steps=save_steps,

@@ -45,7 +45,7 @@ from sebench.prompts.render import render_prompt
 from sebench.provenance import provenance
 from sebench.training.quiet import quiet_progress, remove_printing_callbacks
 from sebench.training.rewards import HACKING_SIGNALS, SebenchReward
-from sebench.training.sft import _plain_lm_head
+from sebench.training.sft import _plain_lm_head, apply_freezing
 
 RUN_FILE = "sebench_grpo.json"
 LOG_FILE = "grpo_log.jsonl"
@@ -91,6 +91,11 @@ class GRPOSettings:
     use_vllm: bool = False  # GPU recipes: vLLM generation (TRL's colocate or server mode)
     vllm_mode: str = "colocate"
     gradient_checkpointing: bool = False  # GPU memory option
+    # Ours: the official scripts train every weight (0.0, False). On a CPU, RL after `train sft`
+    # can train exactly what SFT trained (its bottom layers and embeddings frozen): the embeddings
+    # are tied to the output head in small models, and moving them moves every token's logit.
+    freeze_fraction: float = 0.0
+    freeze_embeddings: bool = False
 
     def updates_for(self, mode: RLMode) -> int:
         if self.updates_per_batch is not None:
@@ -100,6 +105,10 @@ class GRPOSettings:
     def check(self) -> None:
         if self.generations_per_prompt < 2:
             raise SebenchError("GRPO needs at least 2 generations per prompt (a group)")
+        if not 0 <= self.freeze_fraction < 1:
+            raise SebenchError(
+                f"freeze fraction must be at least 0 and below 1 (got {self.freeze_fraction})"
+            )
 
 
 @dataclass(frozen=True)
@@ -347,6 +356,7 @@ def build_trainer(
     prompts: PromptFn | None = None,
 ) -> Any:
     """A GRPO trainer over `tasks` for `mode`, not yet run."""
+    apply_freezing(model, settings.freeze_fraction, settings.freeze_embeddings)
     trl = require("trl", "train")
     datasets = require("datasets", "train")
     transformers = require("transformers", "train")

@@ -129,18 +129,19 @@ def _decoder_layers(model: Any) -> Sequence[Any]:
     return layers
 
 
-def apply_freezing(model: Any, config: SFTTrainingConfig) -> None:
-    """Freeze the embeddings and the lower layers: gradients then never flow below the first
-    trainable layer, which skips half of the backward pass."""
-    if config.freeze_embeddings:
+def apply_freezing(model: Any, fraction: float, embeddings: bool) -> None:
+    """Freeze the input embeddings (`embeddings`) and the lower `fraction` of the decoder layers:
+    gradients then never flow below the first trainable layer, which skips half of the backward
+    pass. Used by SFT and by GRPO (which can train exactly what SFT trained)."""
+    if embeddings:
         for parameter in model.get_input_embeddings().parameters():
             parameter.requires_grad_(False)
-    if config.freeze_fraction > 0:
+    if fraction > 0:
         layers = _decoder_layers(model)
-        count = frozen_layer_count(len(layers), config.freeze_fraction)
+        count = frozen_layer_count(len(layers), fraction)
         if count >= len(layers):
             raise SebenchError(
-                f"freeze_fraction={config.freeze_fraction} leaves nothing to train "
+                f"freeze_fraction={fraction} leaves nothing to train "
                 f"(the model has {len(layers)} layers)"
             )
         for layer in layers[:count]:
@@ -286,7 +287,7 @@ def build_trainer(
     datasets = require("datasets", "train")
 
     transformers.set_seed(config.seed)
-    apply_freezing(model, config)
+    apply_freezing(model, config.freeze_fraction, config.freeze_embeddings)
     if config.lora_rank > 0:
         model = _apply_lora(model, config)
     dataset = datasets.Dataset.from_list(
