@@ -17,7 +17,8 @@ class TrainKind(StrEnum):
     SFT = "sft"  # sebench.training.sft
     GRPO = "grpo"  # sebench.training.grpo
     SELF_PLAY = "self-play"  # not in this version
-    MEMORY = "memory"  # insights distilled from solved training tasks; not in this version
+    # insights the base model distils from its solved training tasks (sebench.training.insights)
+    MEMORY = "memory"
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ REGIMES: dict[str, Regime] = {
         Regime("closed-rl", "closed", TrainKind.GRPO, "closed"),
         Regime("sft-rl", "closed", TrainKind.GRPO, "closed", init="closed-sft"),
         Regime("self-play", "closed", TrainKind.SELF_PLAY, unavailable=NOT_IN_THIS_VERSION),
-        Regime("memory", "memory", TrainKind.MEMORY, unavailable=NOT_IN_THIS_VERSION),
+        Regime("memory", "memory", TrainKind.MEMORY),  # the base model, shown its insights
     )
 }
 
