@@ -94,7 +94,9 @@ def test_unavailable_regimes_are_named_and_planned_as_nothing(tmp_path):
 
 def test_open_and_closed_sft_share_one_sft_data_step_when_they_train_on_rollouts(tmp_path):
     regimes = {"regimes": ["open-sft", "closed-sft"]}
-    steps = make_plan(load_recipe(CPU_RECIPE, {**regimes, "sft_data.answers": "rollouts"}), tmp_path)
+    steps = make_plan(
+        load_recipe(CPU_RECIPE, {**regimes, "sft_data.answers": "rollouts"}), tmp_path
+    )
     data = [p.step for p in steps.steps if p.step.kind is StepKind.SFT_DATA]
     assert [s.id for s in data] == ["sft-data"]
     for arm in ("open-sft", "closed-sft"):
