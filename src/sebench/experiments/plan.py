@@ -34,7 +34,7 @@ class StepKind(StrEnum):
     LIBRARY = "library"
     DATA = "data"
     SFT_DATA = "sft-data"  # the base model's graded open-book answers (`sebench data sft`)
-    MEMORY = "memory build"  # the memory baseline's insights (`sebench memory build`)
+    MEMORY = "memory-build"  # the memory baseline's insights (`sebench memory build`)
     TRAIN = "train"
     ROLLOUT = "rollout"
     GRADE = "grade"
@@ -202,19 +202,14 @@ def _model_input(recipe: Recipe) -> tuple[dict[str, Any], tuple[Input, ...]]:
     return {"model": "folder"}, (Input("model", path, model=True),)
 
 
-def _train_data(recipe: Recipe) -> tuple[list[str], list[Input]]:
-    """The training tasks: a file (an input) or the data step (a need)."""
-    if recipe.data.train is not None:
-        return [], [Input("train", recipe.data.train)]
-    return ["data"], []
-
-
 def _sft_data_step(recipe: Recipe) -> Step:
     """One data set for every arm and seed: Open-SFT and Closed-SFT train on the same answers."""
     spec = dataclasses.asdict(recipe.sft_data)
     del spec["answers"]  # what SFT trains on does not change the data
     model_config, model_inputs = _model_input(recipe)
-    needs, inputs = _train_data(recipe)
+    train = recipe.data.train
+    needs = ("library",) if train is not None else ("library", "data")
+    inputs = model_inputs + ((Input("train", train),) if train is not None else ())
     return Step(
         "sft-data",
         StepKind.SFT_DATA,
@@ -225,8 +220,8 @@ def _sft_data_step(recipe: Recipe) -> Step:
             "backend": recipe.backend.kind,
             **model_config,
         },
-        needs=("library", *needs),
-        inputs=(*model_inputs, *inputs),
+        needs=needs,
+        inputs=inputs,
         outputs=(SFT_DATA_DIR,),
         resumable=True,  # its rollout and grades files
     )
