@@ -167,3 +167,25 @@ def test_open_and_closed_sft_train_on_the_same_kept_answers(tiny_model, tmp_path
     assert completions["open-sft"] == completions["closed-sft"] == [r["completion"] for r in kept]
     assert [r["prompt"] for r in trained["open-sft"]] == [r["prompts"]["open"] for r in kept]
     assert [r["prompt"] for r in trained["closed-sft"]] == [r["prompts"]["closed"] for r in kept]
+
+
+def test_sft_data_with_no_correct_answer_fails_and_blocks_what_learns_from_it(tiny_model, tmp_path):
+    import torch
+
+    torch.set_num_threads(1)
+    values = small(
+        tiny_model,
+        regimes=["no-docs", "closed-sft"],
+        **{
+            "sft_data.answers": "rollouts",
+            "sft_data.samples": 1,
+            "sft_data.limit": 2,
+            "sft_data.max_new_tokens": 8,
+        },
+    )
+    result = run_experiment(load_recipe(CPU_RECIPE, values), tmp_path / "run")
+    assert result.outcomes["sft-data"] is Outcome.FAILED  # the random model solves nothing
+    assert result.outcomes["train/closed-sft/seed0"] is Outcome.BLOCKED
+    assert result.outcomes["grade/no-docs/seed0/single"] is Outcome.DONE
+    record = json.loads((tmp_path / "run/steps/sft-data.json").read_text())
+    assert "none of the 2 answers to 2 training tasks was correct" in record["error"]
