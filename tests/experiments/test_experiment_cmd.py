@@ -16,12 +16,11 @@ def test_plan_lists_the_steps_and_what_a_run_would_do(tmp_path):
         "--out",
         tmp_path / "run",
         "--set",
-        'regimes=["no-docs", "closed-sft", "memory"]',
+        'regimes=["no-docs", "closed-sft"]',
     )
     assert done.returncode == 0, done.stderr
     for step in ("library", "data", "train/closed-sft/seed0", "grade/no-docs/seed0/single"):
         assert step in done.stdout
-    assert "memory: not available in this version" in done.stdout
     assert "8 to run, 0 to resume, 0 to skip" in done.stdout.replace("\n", " ")
 
 

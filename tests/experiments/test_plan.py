@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
 from sebench.experiments.plan import Decision, StepKind, make_plan
 from sebench.experiments.recipe import load_recipe
-from sebench.experiments.regimes import NOT_IN_THIS_VERSION
+from sebench.experiments.regimes import NOT_IN_THIS_VERSION, REGIMES
 from tests.experiments.conftest import CPU_RECIPE, GPU_RECIPE
 
 
@@ -75,6 +76,7 @@ def test_changed_training_data_reruns_training_only_where_it_is_used(tmp_path):
     before = _keys(recipe, run)
     train.write_text('{"a": 2}\n')
     assert _changed(before, _keys(recipe, run)) == {
+        "sft-data",  # the model's answers to the training tasks
         "train/closed-sft/seed0",
         "rollout/closed-sft/seed0/single",
         "grade/closed-sft/seed0/single",
@@ -85,10 +87,45 @@ def test_changed_training_data_reruns_training_only_where_it_is_used(tmp_path):
     assert "rollout/no-docs/seed0/single" in changed and "library" not in changed
 
 
-def test_unavailable_regimes_are_named_and_planned_as_nothing(tmp_path):
+def test_unavailable_regimes_are_named_and_planned_as_nothing(tmp_path, monkeypatch):
+    # every regime of the paper runs now; the mechanism stays for recipes naming a later one
+    unbuilt = dataclasses.replace(REGIMES["memory"], unavailable=NOT_IN_THIS_VERSION)
+    monkeypatch.setitem(REGIMES, "memory", unbuilt)
     plan = make_plan(load_recipe(CPU_RECIPE, {"regimes": ["no-docs", "memory"]}), tmp_path)
     assert plan.unavailable == {"memory": NOT_IN_THIS_VERSION}
     assert not [p for p in plan.steps if p.step.regime == "memory"]
+
+
+def test_open_and_closed_sft_share_one_sft_data_step_when_they_train_on_rollouts(tmp_path):
+    regimes = {"regimes": ["open-sft", "closed-sft"]}
+    steps = make_plan(
+        load_recipe(CPU_RECIPE, {**regimes, "sft_data.answers": "rollouts"}), tmp_path
+    )
+    data = [p.step for p in steps.steps if p.step.kind is StepKind.SFT_DATA]
+    assert [s.id for s in data] == ["sft-data"]
+    for arm in ("open-sft", "closed-sft"):
+        assert "sft-data" in steps.by_id()[f"train/{arm}/seed0"].step.needs
+    references = make_plan(load_recipe(CPU_RECIPE, regimes), tmp_path)  # the CPU recipe's choice
+    assert not [p for p in references.steps if p.step.kind is StepKind.SFT_DATA]
+
+
+def test_the_memory_regime_tests_the_base_model_with_the_insights_it_built(tmp_path):
+    recipe = load_recipe(CPU_RECIPE, {"regimes": ["no-docs", "memory"]})
+    steps = make_plan(recipe, tmp_path).by_id()
+    assert steps["memory/seed0"].step.needs == ("library", "sft-data")
+    rollout = steps["rollout/memory/seed0/single"].step
+    assert "memory/seed0" in rollout.needs and rollout.config["mode"] == "memory"
+    assert rollout.config["model"] == recipe.model  # the base model, not a checkpoint
+    changed = _changed(
+        _keys(CPU_RECIPE, tmp_path, regimes=["no-docs", "memory"]),
+        _keys(CPU_RECIPE, tmp_path, regimes=["no-docs", "memory"], **{"memory.batch_size": 2}),
+    )
+    assert changed == {
+        "memory/seed0",
+        "rollout/memory/seed0/single",
+        "grade/memory/seed0/single",
+        "report",
+    }
 
 
 def test_the_gpu_recipe_parses_and_plans(tmp_path, monkeypatch, api_doc_path):
@@ -105,9 +142,13 @@ def test_the_gpu_recipe_parses_and_plans(tmp_path, monkeypatch, api_doc_path):
     monkeypatch.setenv("QWEN3_8B", str(model))
     plan = make_plan(load_recipe(GPU_RECIPE), tmp_path / "run")
     steps = plan.by_id()
-    assert set(plan.unavailable) == {"memory"}
-    # 6 trained regimes x 5 seeds; 9 available regimes x 5 seeds x 2 splits rollouts and grades
+    assert not plan.unavailable
+    # 6 trained regimes x 5 seeds; 10 regimes x 5 seeds x 2 splits rollouts and grades
     assert len([s for s in steps if s.startswith("train/")]) == 30
-    assert len([s for s in steps if s.startswith("grade/")]) == 90
+    assert len([s for s in steps if s.startswith("memory/")]) == 5
+    assert len([s for s in steps if s.startswith("grade/")]) == 100
+    # the paper's SFT data: the model's kept answers, one set for both SFT arms and the memory
+    assert "sft-data" in steps["train/open-sft/seed2"].step.needs
+    assert steps["sft-data"].step.config["samples"] == 5
     assert not any(p.missing for p in plan.steps)
     assert steps["train/open-rl/seed3"].step.config["settings"]["use_vllm"] is True

@@ -84,6 +84,9 @@ def test_override_values_are_read_as_toml_else_as_text():
         ("\n[expected.closed-sft]\nsingle = 39.6\nsingel = 1.0", r"'expected.closed-sft.singel'"),
         ("\n[expected.closd-sft]\nsingle = 1.0", r"'expected.closd-sft': unknown regime"),
         ("\ncolour = 1", r"field 'colour': unknown key"),
+        ('\n[sft_data]\nanswers = "gold"', r"field 'sft_data.answers': 'gold' is not one of"),
+        ("\n[sft_data]\nsamples = 0", r"field 'sft_data.samples': must be at least 1"),
+        ("\n[memory]\nbatch_size = 0", r"field 'memory': batch size .* at least 1"),
     ],
 )
 def test_a_bad_recipe_gives_one_error_naming_the_key(tmp_path, change, message):
@@ -127,6 +130,14 @@ def test_incomplete_or_inconsistent_recipes_are_refused(tmp_path, monkeypatch, t
     monkeypatch.delenv("NO_SUCH_VAR_X", raising=False)
     with pytest.raises(InputError, match=message):
         load_recipe(_write(tmp_path, text))
+
+
+def test_the_memory_regime_may_use_a_served_model(tmp_path):
+    text = (
+        'name = "t"\nregimes = ["memory"]\n[library]\nseed = 1\n[data]\nsingle = "s"\n'
+        'train = "t"\n[backend]\nkind = "openai"'
+    )
+    assert load_recipe(_write(tmp_path, text)).regimes == ("memory",)  # it trains no weights
 
 
 def test_a_missing_recipe_file_is_named(tmp_path):

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sebench.jsonl import read_jsonl
-from sebench.prompts.memory import Insight, Memory, load_memory
+from sebench.prompts.memory import Insight, Memory, load_memory, write_memory
 from sebench.prompts.render import render_text
 from sebench.training.insights import MemoryBuildConfig, apply_operations, cap_length
 from tests.cli.cli_run import sebench
@@ -184,3 +184,22 @@ def dev_task(single_test_dev_path: Path):
     from sebench.data.sources import load
 
     return load("single_test", single_test_dev_path)[0]
+
+
+def test_run_shows_the_insights_in_memory_mode(single_test_dev_path, api_doc_path, lib, tmp_path):
+    insights = tmp_path / "insights.json"
+    write_memory(insights, Memory(lib.package, (_insight("zwc.kocito averages"),)))
+    out = tmp_path / "run"
+    with ChatServer(_scripted) as server:
+        done = sebench(
+            "run", "--backend", "openai", "--base-url", server.url, "--model", "scripted",
+            "--data", single_test_dev_path, "--api-doc", api_doc_path, "--tasks", "2",
+            "--no-agents", "--mode", "memory", "--memory", insights, "--out", out,
+            "--workers", "1", "--max-retries", "0",
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    prompts = [r["messages"][-1]["content"] for r in server.requests]
+    assert len(prompts) == 2 and all("- zwc.kocito averages" in p for p in prompts)
+    summary = json.loads((out / "summary.json").read_text())
+    assert [row["mode"] for row in summary["rows"]] == ["memory"]
+    assert summary["provenance"]["config"]["memory"]["insights"] == 1

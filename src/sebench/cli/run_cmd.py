@@ -206,11 +206,16 @@ def register(app: typer.Typer) -> None:
             ),
         ] = False,
         rules: RulesOption = Rules.STRICT,
+        memory: Annotated[
+            Path | None,
+            typer.Option(help="Insights shown in memory mode (`sebench memory build`)."),
+        ] = None,
     ) -> None:
         """Rollout, grade and summarize in one table (model x splits x modes, plus agents)."""
         from sebench.data.sources import DATA_ENV, HUB_REPO, load
         from sebench.grading.runner import EvalConfig, evaluate
         from sebench.grading.sandbox.config import SandboxConfig
+        from sebench.prompts.memory import load_memory
         from sebench.provenance import provenance
         from sebench.rollout.backend import SamplingConfig
         from sebench.rollout.runner import RolloutConfig, rollout
@@ -227,6 +232,7 @@ def register(app: typer.Typer) -> None:
         splits = split or ["single_test"]
         modes = tuple(mode or [PromptMode.CLOSED])
         library = resolve_library(lib, data, api_doc)
+        insights = load_memory(memory) if memory is not None else None
         # The grader reads the tasks again by id: name the same source the rollout used.
         source = data or os.environ.get(DATA_ENV) or HUB_REPO
         folder = out or Path("runs") / _slug(model or "smollm2-135m-instruct")
@@ -259,7 +265,11 @@ def register(app: typer.Typer) -> None:
                             name = f"{_slug(engine.model_name)}.{split_name}.{prompt_mode}"
                             responses = folder / "responses" / f"{name}.jsonl"
                             config = RolloutConfig(
-                                modes=(prompt_mode,), samples=samples, seed=seed, sampling=sampling
+                                modes=(prompt_mode,),
+                                samples=samples,
+                                seed=seed,
+                                sampling=sampling,
+                                memory=insights,
                             )
                             with ProgressBar(
                                 console, f"{engine.model_name} {split_name} {prompt_mode}"
@@ -318,6 +328,7 @@ def register(app: typer.Typer) -> None:
                 "seed": seed,
                 "sampling": asdict(sampling),
                 "data": data,
+                "memory": None if insights is None else insights.describe(),
             },
             library={"package": library.package, "root": str(library.root)},
         )

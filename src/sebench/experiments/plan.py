@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from sebench.experiments import hashing
-from sebench.experiments.recipe import GENERATED, SPLIT_FILES, Recipe
+from sebench.experiments.recipe import GENERATED, ROLLOUTS, SPLIT_FILES, Recipe
 from sebench.experiments.records import StepState, read_record
 from sebench.experiments.regimes import REGIMES, TrainKind, lineage
 
@@ -25,11 +25,16 @@ LIBRARY_DIR = "library"
 DATA_DIR = "data"
 REPORT_DIR = "report"
 TRAIN_FILE = "train.jsonl"  # in DATA_DIR when generated
+SFT_DATA_DIR = "sft-data"  # `sebench data sft`'s output and its side files
+SFT_DATA_FILE = "sft.jsonl"  # in SFT_DATA_DIR: the kept answers, with both prompts
+MEMORY_FILE = "insights.json"  # in the memory regime's train_dir
 
 
 class StepKind(StrEnum):
     LIBRARY = "library"
     DATA = "data"
+    SFT_DATA = "sft-data"  # the base model's graded open-book answers (`sebench data sft`)
+    MEMORY = "memory-build"  # the memory baseline's insights (`sebench memory build`)
     TRAIN = "train"
     ROLLOUT = "rollout"
     GRADE = "grade"
@@ -128,6 +133,9 @@ def build_steps(recipe: Recipe) -> list[Step]:
     if recipe.data.generate is not None:
         data = _data_step(recipe)
         steps[data.id] = data
+    if needs_sft_data(recipe):
+        sft_data = _sft_data_step(recipe)
+        steps[sft_data.id] = sft_data
     grades = []
     for name in recipe.regimes:
         if REGIMES[name].unavailable:
@@ -135,7 +143,11 @@ def build_steps(recipe: Recipe) -> list[Step]:
         for seed in recipe.seeds:
             model_need = None
             for regime in lineage(name):
-                if regime.train is not None:
+                if regime.train is TrainKind.MEMORY:
+                    step = _memory_step(recipe, seed)
+                    steps.setdefault(step.id, step)
+                    model_need = step.id
+                elif regime.train is not None:
                     step = _train_step(recipe, regime.name, seed, model_need)
                     steps.setdefault(step.id, step)
                     model_need = step.id
@@ -153,6 +165,15 @@ def build_steps(recipe: Recipe) -> list[Step]:
     )
     steps[report.id] = report
     return list(steps.values())
+
+
+def needs_sft_data(recipe: Recipe) -> bool:
+    """Whether a regime of the recipe learns from the model's kept answers: the memory regime,
+    and the SFT regimes when `sft_data.answers` is ROLLOUTS."""
+    kinds = {REGIMES[r].train for r in recipe.regimes if not REGIMES[r].unavailable}
+    return TrainKind.MEMORY in kinds or (
+        TrainKind.SFT in kinds and recipe.sft_data.answers == ROLLOUTS
+    )
 
 
 def _library_step(recipe: Recipe) -> Step:
@@ -181,6 +202,50 @@ def _model_input(recipe: Recipe) -> tuple[dict[str, Any], tuple[Input, ...]]:
     return {"model": "folder"}, (Input("model", path, model=True),)
 
 
+def _sft_data_step(recipe: Recipe) -> Step:
+    """One data set for every arm and seed: Open-SFT and Closed-SFT train on the same answers."""
+    spec = dataclasses.asdict(recipe.sft_data)
+    del spec["answers"]  # what SFT trains on does not change the data
+    model_config, model_inputs = _model_input(recipe)
+    train = recipe.data.train
+    needs = ("library",) if train is not None else ("library", "data")
+    inputs = model_inputs + ((Input("train", train),) if train is not None else ())
+    return Step(
+        "sft-data",
+        StepKind.SFT_DATA,
+        {
+            **spec,
+            "sampling": dataclasses.asdict(recipe.sft_data_sampling()),
+            "grading": dataclasses.asdict(recipe.grading),
+            "backend": recipe.backend.kind,
+            **model_config,
+        },
+        needs=needs,
+        inputs=inputs,
+        outputs=(SFT_DATA_DIR,),
+        resumable=True,  # its rollout and grades files
+    )
+
+
+def _memory_step(recipe: Recipe, seed: int) -> Step:
+    """The base model distils insights from the kept answers (`sebench memory build`)."""
+    model_config, model_inputs = _model_input(recipe)
+    return Step(
+        f"memory/seed{seed}",
+        StepKind.MEMORY,
+        {
+            **dataclasses.asdict(recipe.memory_config(seed)),
+            "backend": recipe.backend.kind,
+            **model_config,
+        },
+        needs=("library", "sft-data"),
+        inputs=model_inputs,
+        outputs=(train_dir("memory", seed),),
+        regime="memory",
+        seed=seed,
+    )
+
+
 def _train_step(recipe: Recipe, regime_name: str, seed: int, init: str | None) -> Step:
     regime = REGIMES[regime_name]
     if regime.train is TrainKind.SELF_PLAY:
@@ -206,6 +271,10 @@ def _train_step(recipe: Recipe, regime_name: str, seed: int, init: str | None) -
         needs.append("data")
     if regime.train is TrainKind.GRPO:
         needs.append("library")  # its prompts carry the docs, its reward is the grader's
+    if regime.train is TrainKind.SFT:
+        config["answers"] = recipe.sft_data.answers
+        if recipe.sft_data.answers == ROLLOUTS:
+            needs.append("sft-data")
     return Step(
         f"train/{regime_name}/seed{seed}",
         StepKind.TRAIN,
@@ -269,7 +338,7 @@ def _rollout_step(
     inputs: list[Input] = []
     if trained is not None:
         needs.append(trained)
-    else:
+    if trained is None or REGIMES[regime_name].train is TrainKind.MEMORY:  # the base model
         model_config, model_inputs = _model_input(recipe)
         config.update(model_config)
         inputs += model_inputs

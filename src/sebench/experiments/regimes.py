@@ -3,7 +3,7 @@
 One row per regime. A regime is tested on the closed-book prompt unless it is a reference row
 (with docs, NumPy form); its model is the base model, or the output of a training kind
 (`TrainKind`) that starts from the base model or from another regime's trained model (`init`).
-Adding a regime (the memory baseline) is one row here plus, for a new training kind,
+Adding a regime is one row here plus, for a new training kind,
 one step function in `sebench.experiments.steps` (its `TRAINERS` table).
 """
 
@@ -17,7 +17,8 @@ class TrainKind(StrEnum):
     SFT = "sft"  # sebench.training.sft
     GRPO = "grpo"  # sebench.training.grpo
     SELF_PLAY = "self-play"  # sebench.training.selfplay (Closed-SFT on its own answers)
-    MEMORY = "memory"  # insights distilled from solved training tasks; not in this version
+    # insights the base model distils from its solved training tasks (sebench.training.insights)
+    MEMORY = "memory"
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ REGIMES: dict[str, Regime] = {
         Regime("closed-rl", "closed", TrainKind.GRPO, "closed"),
         Regime("sft-rl", "closed", TrainKind.GRPO, "closed", init="closed-sft"),
         Regime("self-play", "closed", TrainKind.SELF_PLAY, "closed"),
-        Regime("memory", "memory", TrainKind.MEMORY, unavailable=NOT_IN_THIS_VERSION),
+        Regime("memory", "memory", TrainKind.MEMORY),  # the base model, shown its insights
     )
 }
 

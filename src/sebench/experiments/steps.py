@@ -1,10 +1,11 @@
 """What each kind of step does: build the library, make data, train, roll out, grade, report.
 
 Each step function calls the library function behind the matching command (`sebench lib
-build`, `tasks generate --programmatic` / `train tasks`, `train sft`, `train grpo`, `rollout`,
-`eval`) in this process, writes only under its own outputs in the run folder, and returns what
-it produced (its record's `result`). Training kinds are looked up in `TRAINERS`: a new regime
-with a new kind of training (memory) adds one function there.
+build`, `tasks generate --programmatic` / `train tasks`, `data sft`, `memory build`, `train sft`,
+`train grpo`, `rollout`, `eval`) in this process, writes only under its own outputs in the run
+folder, and returns what it produced (its record's `result`). Training kinds are looked up in
+`TRAINERS`: a new regime with a new kind of training adds one function there (the memory regime
+trains no weights: its insights are a step of their own).
 """
 
 from __future__ import annotations
@@ -22,7 +23,10 @@ from sebench.experiments import hashing
 from sebench.experiments.plan import (
     DATA_DIR,
     LIBRARY_DIR,
+    MEMORY_FILE,
     REPORT_DIR,
+    SFT_DATA_DIR,
+    SFT_DATA_FILE,
     TRAIN_FILE,
     Step,
     StepKind,
@@ -30,7 +34,7 @@ from sebench.experiments.plan import (
     test_file,
     train_dir,
 )
-from sebench.experiments.recipe import SPLIT_FILES, Recipe
+from sebench.experiments.recipe import ROLLOUTS, SPLIT_FILES, Recipe
 from sebench.experiments.records import StepState, read_record
 from sebench.experiments.regimes import REGIMES, TrainKind
 from sebench.jsonl import write_jsonl
@@ -69,6 +73,9 @@ class Context:
 
     def train_tasks(self) -> Path:
         return self.recipe.data.train or self.run_dir / DATA_DIR / TRAIN_FILE
+
+    def sft_data(self) -> Path:
+        return self.run_dir / SFT_DATA_DIR / SFT_DATA_FILE
 
     def test_tasks(self, split: str) -> Path:
         external, generated = test_file(self.recipe, split)
@@ -149,6 +156,92 @@ def make_data(step: Step, context: Context) -> dict[str, Any]:
     return {"train_tasks": len(train), "test_tasks": len(test), "hash": hashing.of_folder(out)}
 
 
+def make_sft_data(step: Step, context: Context) -> dict[str, Any]:
+    from sebench.data.sources import load_file
+    from sebench.grading.rules import Rules
+    from sebench.grading.runner import EvalConfig
+    from sebench.training.sft_pipeline import SFTDataConfig, build_sft_data
+
+    recipe = context.recipe
+    spec = recipe.sft_data
+    config = SFTDataConfig(
+        samples=spec.samples,
+        seed=spec.seed,
+        sampling=recipe.sft_data_sampling(),
+        limit=spec.limit,
+        grading=EvalConfig(
+            tolerance=recipe.grading.tolerance,
+            sandbox=_sandbox(recipe),
+            rules=Rules(recipe.grading.rules),
+        ),
+    )
+    tasks = load_file(context.train_tasks(), "train")
+    engine = _backend(recipe, None, context)
+    try:
+        summary = build_sft_data(
+            tasks,
+            context.library(),
+            engine,
+            context.sft_data(),
+            config,
+            on_progress=lambda update: context.progress(update.done, update.total),
+            extra_meta={"backend": recipe.backend.kind, "data": str(context.train_tasks())},
+            source=str(context.train_tasks()),
+        )
+    finally:
+        engine.close()
+    if not summary.kept:
+        raise SebenchError(
+            f"{context.sft_data()}: none of the {summary.samples} answers to "
+            f"{summary.tasks} training tasks was correct ({summary.verdicts}); nothing to learn "
+            "from. A stronger model, more samples (sft_data.samples), or SFT on the reference "
+            "answers (sft_data.answers = 'references'; the memory regime has no such fallback)"
+        )
+    return {
+        "tasks": summary.tasks,
+        "samples": summary.samples,
+        "kept": summary.kept,
+        "tasks_without_kept": len(summary.tasks_without_kept),
+        "verdicts": summary.verdicts,
+    }
+
+
+def build_memory(step: Step, context: Context) -> dict[str, Any]:
+    from sebench.training.insights import build_memory as build
+    from sebench.training.insights import read_solved, save_memory
+
+    recipe = context.recipe
+    solved = read_solved(context.sft_data())
+    library = context.library()
+    config = recipe.memory_config(step.seed)
+    engine = _backend(recipe, None, context)
+    try:
+        result = build(
+            solved,
+            library.package,
+            engine,
+            config,
+            on_progress=lambda update: context.progress(update.batch, update.batches),
+        )
+    finally:
+        engine.close()
+    save_memory(
+        context.run_dir / train_dir(step.regime, step.seed) / MEMORY_FILE,
+        result,
+        config,
+        model=engine.model_name,
+        backend=recipe.backend.kind,
+        data=str(context.sft_data()),
+        solved_tasks=len(solved),
+        library={"package": library.package, "root": str(library.root)},
+    )
+    return {
+        "insights": len(result.memory.insights),
+        "solved_tasks": len(solved),
+        "operations": dict(sorted(result.operations.items())),
+    }
+
+
 def train(step: Step, context: Context) -> dict[str, Any]:
     kind = REGIMES[step.regime].train
     trainer = TRAINERS.get(kind)
@@ -161,13 +254,17 @@ def _train_sft(step: Step, context: Context) -> dict[str, Any]:
     from sebench.data.sources import load_file
     from sebench.training.quiet import quiet_progress
     from sebench.training.sft import load_model, train_sft
-    from sebench.training.sft_data import build_examples, write_examples
+    from sebench.training.sft_data import build_examples, read_sft_data, write_examples
     from sebench.training.taskprompts import Arm
 
     regime = REGIMES[step.regime]
     out = context.run_dir / train_dir(step.regime, step.seed)
-    tasks = load_file(context.train_tasks(), "train")
-    examples = build_examples(tasks, Arm(regime.arm))
+    if context.recipe.sft_data.answers == ROLLOUTS:
+        data = context.sft_data()
+        examples = read_sft_data(data, Arm(regime.arm))
+    else:
+        data = context.train_tasks()
+        examples = build_examples(load_file(data, "train"), Arm(regime.arm))
     base = context.base_model()
     model, tokenizer = load_model(base)
     config = dataclasses.replace(context.recipe.sft, seed=step.seed)
@@ -181,7 +278,8 @@ def _train_sft(step: Step, context: Context) -> dict[str, Any]:
             on_progress=lambda done, total, loss: context.progress(done, total),
             extra_record={
                 "arm": regime.arm,
-                "data": str(context.train_tasks()),
+                "answers": context.recipe.sft_data.answers,
+                "data": str(data),
                 "base_model": str(base),
             },
         )
@@ -298,6 +396,7 @@ TRAINERS: dict[TrainKind, StepFunction] = {
 
 def roll_out(step: Step, context: Context) -> dict[str, Any]:
     from sebench.data.sources import load_file
+    from sebench.prompts.memory import load_memory
     from sebench.prompts.modes import PromptMode
     from sebench.rollout.runner import RolloutConfig, rollout
 
@@ -307,6 +406,10 @@ def roll_out(step: Step, context: Context) -> dict[str, Any]:
     trained = (
         context.run_dir / train_dir(step.regime, step.seed) if regime.train is not None else None
     )
+    memory = None
+    if regime.train is TrainKind.MEMORY:  # the base model, shown the insights it wrote
+        memory = load_memory(trained / MEMORY_FILE)
+        trained = None
     engine = _backend(recipe, trained, context)
     config = RolloutConfig(
         modes=(PromptMode(regime.test_mode),),
@@ -314,6 +417,7 @@ def roll_out(step: Step, context: Context) -> dict[str, Any]:
         seed=step.seed,
         sampling=recipe.sampling,
         limit=recipe.data.limit,
+        memory=memory,
     )
     out = context.run_dir / split_dir(step.regime, step.seed, step.split) / "responses.jsonl"
     try:
@@ -420,6 +524,8 @@ def report(step: Step, context: Context) -> dict[str, Any]:
 STEP_FUNCTIONS: dict[StepKind, StepFunction] = {
     StepKind.LIBRARY: build_library,
     StepKind.DATA: make_data,
+    StepKind.SFT_DATA: make_sft_data,
+    StepKind.MEMORY: build_memory,
     StepKind.TRAIN: train,
     StepKind.ROLLOUT: roll_out,
     StepKind.GRADE: grade,
