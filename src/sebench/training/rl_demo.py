@@ -88,10 +88,10 @@ def _demo_rl() -> GRPOSettings:
         # Ours: the paper's 1e-6 moves nothing in 2 steps; a quarter of the SFT demo's 2e-4.
         # Chosen before any RL run, not tuned on the table.
         learning_rate=5e-5,
-        # RL trains what the SFT demo trains (its bottom third and the embeddings frozen), in
-        # every arm: with every weight trainable, 2 updates at 5e-5 moved the embeddings, tied
-        # to the output head, and SFT->RL degenerated into repeating one name (18.1% -> 1.4%
-        # over three seeds); frozen layers also skip part of the backward pass.
+        # RL trains what the SFT demo trains (its bottom third and the embeddings, tied to the
+        # output head, frozen), in every arm: with every weight trainable SFT->RL degenerated
+        # into repeating one name on all three seeds (18.1% -> 1.4%), with the freezing on one
+        # (-> 11.1%, docs/training.md); frozen layers also skip part of the backward pass.
         freeze_fraction=SFTTrainingConfig().freeze_fraction,
         freeze_embeddings=SFTTrainingConfig().freeze_embeddings,
         save_steps=1_000_000,  # no mid-arm checkpoints: an interrupted arm starts again
