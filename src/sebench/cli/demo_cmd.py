@@ -180,7 +180,9 @@ def register(app: typer.Typer) -> None:
             ),
         ] = None,
     ) -> None:
-        """Train SmolLM2-135M twice on the same answers, with and without docs in the prompt, and
+        """The Open-Book Paradox on this CPU (with --rl: the RL Gap), in one table.
+
+        Train SmolLM2-135M twice on the same answers, with and without docs in the prompt, and
         show that only the model trained without docs learned the library.
 
         Rerun the same command after an interruption: finished rows are kept (demo_state.json in

@@ -150,10 +150,12 @@ def register(app: typer.Typer) -> None:
         timeout: TimeoutOption = 900.0,
         max_retries: RetriesOption = 6,
     ) -> None:
-        """Self-play: each round the model writes tasks from the docs (the model-written pipeline,
-        itself as solver), answers them with the docs, keeps what the grader passes, trains
-        Closed-SFT on its answers (or GRPO with --rl), and is tested closed-book. Writes
-        selfplay.json, selfplay.md and selfplay.png in --out; a rerun resumes."""
+        """Self-play rounds: the model writes its own tasks, solves them, trains on what passes.
+
+        Each round the model writes tasks from the docs (the model-written pipeline, itself as
+        solver), answers them with the docs, keeps what the grader passes, trains Closed-SFT on
+        its answers (or GRPO with --rl), and is tested closed-book. Writes selfplay.json,
+        selfplay.md and selfplay.png in --out; a rerun resumes."""
         from sebench.cli.progress import progress_view
         from sebench.cli.rollout_cmd import (
             BackendKind,

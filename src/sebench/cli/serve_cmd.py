@@ -66,9 +66,10 @@ def serve_reward_command(
         ),
     ] = False,
 ) -> None:
-    """Serve rewards over HTTP: POST /get_reward ({"query", "prompts", "labels"} -> {"rewards",
-    "scores", "extra_logs"}), GET /health. Ctrl-C or SIGTERM finishes the admitted requests,
-    then stops."""
+    """Serve the grader's rewards over HTTP in OpenRLHF's remote reward format.
+
+    POST /get_reward ({"query", "prompts", "labels"} -> {"rewards", "scores", "extra_logs"}),
+    GET /health. Ctrl-C or SIGTERM finishes the admitted requests, then stops."""
     import logging
     import signal
     import threading
