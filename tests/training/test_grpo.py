@@ -325,3 +325,48 @@ def test_rl_can_train_exactly_what_sft_trained(tiny_model, tasks, seeded_lib, gr
     assert not embeddings and layers == [False] * count + [True] * (len(layers) - count)
     with pytest.raises(SebenchError, match="freeze fraction"):
         GRPOSettings(freeze_fraction=1.0).check()
+
+
+def test_a_batch_with_every_advantage_zero_skips_the_passes_and_gives_trls_gradient(
+    tiny_model, tasks, seeded_lib, grader, tmp_path
+):
+    """RL from a model that never answers right: every group zero-spread, every advantage 0.
+    With no KL term TRL's loss and gradient are exactly 0; ours gives the same zero gradient on
+    every trainable weight without the forward and backward passes. One non-zero advantage and
+    TRL's own loss runs."""
+    from trl import GRPOTrainer
+
+    model, tokenizer = load_model(tiny_model)
+    reward = SebenchReward(grader, {t.task_id: t for t in tasks})
+    trainer = build_trainer(
+        model, tokenizer, tasks[:2], seeded_lib, reward, TINY, RLMode.CLOSED, str(tmp_path)
+    )
+    rows = [trainer.train_dataset[i] for i in range(2)]
+    batch = trainer._generate_and_score_completions([row for row in rows for _ in range(2)])
+    assert not batch["advantages"].any()  # a random model: no completion is right
+    trained = trainer.model
+    trainable = [(n, p) for n, p in trained.named_parameters() if p.requires_grad]
+
+    def gradients(loss_fn) -> tuple[float, dict[str, torch.Tensor], int]:
+        calls = []
+        backbone = getattr(trained, trained.base_model_prefix)  # what every scoring path runs
+        forward = backbone.forward
+        backbone.forward = lambda *a, **k: calls.append(1) or forward(*a, **k)
+        try:
+            trained.zero_grad(set_to_none=True)
+            loss = loss_fn(trained, batch)
+            loss.backward()
+        finally:
+            del backbone.forward
+        return loss.item(), {n: p.grad.clone() for n, p in trainable}, len(calls)
+
+    ours = gradients(trainer._compute_loss)
+    theirs = gradients(lambda m, b: GRPOTrainer._compute_loss(trainer, m, b))
+    assert ours[0] == theirs[0] == 0.0
+    assert ours[2] == 0 and theirs[2] > 0  # our zero skipped the model; TRL's ran it
+    assert ours[1].keys() == theirs[1].keys() and trainable
+    for name, gradient in ours[1].items():
+        assert torch.equal(gradient, theirs[1][name]) and not gradient.any(), name
+
+    batch["advantages"][0] = 1.0
+    assert gradients(trainer._compute_loss)[2] > 0  # a signal: TRL's loss, the model run

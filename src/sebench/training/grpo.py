@@ -201,6 +201,21 @@ class ClosedBookRollout:
 
 
 # -- trainer ------------------------------------------------------------------------------------
+# TRL loss types whose per-token loss is the advantage times a finite factor: a batch whose every
+# advantage is 0 has loss 0 and gradient 0 (with no KL term, no entropy bonus, no auxiliary loss).
+_ADVANTAGE_TIMES = frozenset({"grpo", "bnpo", "dr_grpo", "dapo", "luspo", "cispo"})
+
+
+def _loss_is_zero(trainer: Any, advantages: Any) -> bool:
+    return (
+        trainer.beta == 0.0
+        and not trainer.aux_loss_enabled
+        and not getattr(trainer, "_entropy_bonus_enabled", False)
+        and trainer.loss_type in _ADVANTAGE_TIMES
+        and not bool(advantages.any())
+    )
+
+
 def _trainer_class(trl: Any, torch: Any, answer_only: bool) -> Any:
     class SebenchGRPOTrainer(trl.GRPOTrainer):
         """GRPO with one ablation TRL lacks: drop negative-advantage samples (advantage set to
@@ -227,6 +242,17 @@ def _trainer_class(trl: Any, torch: Any, answer_only: bool) -> Any:
             if self.drop_negative_advantages:
                 batch["advantages"] = batch["advantages"].clamp(min=0.0)
             return batch
+
+        def _compute_loss(self, model, inputs):  # noqa: ANN001, ANN202
+            if not _loss_is_zero(self, inputs["advantages"]):
+                return super()._compute_loss(model, inputs)
+            # Every advantage of this batch is 0 (all its groups had equal rewards: RL from a base
+            # model that never answers right, the RL Gap's mechanism) and there is no KL term, so
+            # TRL's loss is exactly 0 and so is every gradient; its forward and backward passes
+            # would cost most of the step for nothing. The same zero gradient, made cheaply: every
+            # trainable weight gets a zero gradient (not none), so AdamW steps exactly as it would.
+            trainable = [p for p in model.parameters() if p.requires_grad]
+            return torch.stack([p.sum() for p in trainable]).sum() * 0.0
 
         def _get_per_token_logps_and_entropies(  # noqa: ANN202
             self,
