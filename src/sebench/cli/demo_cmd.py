@@ -113,6 +113,20 @@ def render_rl_table(result: RLDemoResult, console: Console) -> None:
         )
 
 
+def _shown(console: Console, show: Any) -> Any:
+    """The demos' progress callback: notes printed as lines, stages on the progress view (with
+    the event's own detail, else the training loss)."""
+
+    def on_progress(event: Progress) -> None:
+        if event.stage == "note":
+            console.print(event.message, highlight=False, markup=False)
+            return
+        extra = event.extra or (f"loss {event.loss:.3f}" if event.loss is not None else "")
+        show(event.message, event.done, event.total, extra)
+
+    return on_progress
+
+
 def register(app: typer.Typer) -> None:
     @app.command()
     def demo(
@@ -236,14 +250,9 @@ def register(app: typer.Typer) -> None:
                 library = resolve_demo_library(lib, api_doc, library_seed)
                 model_dir = model or default_model_dir()
 
-                def on_progress(event: Progress) -> None:
-                    if event.stage == "note":
-                        console.print(event.message, highlight=False, markup=False)
-                        return
-                    extra = f"loss {event.loss:.3f}" if event.loss is not None else ""
-                    show(event.message, event.done, event.total, extra)
-
-                result = run_demo(library, model_dir, config, out_dir=out, on_progress=on_progress)
+                result = run_demo(
+                    library, model_dir, config, out_dir=out, on_progress=_shown(console, show)
+                )
         except KeyboardInterrupt:
             # Say exactly what is kept: finished rows, not a half-trained arm.
             console.print(
@@ -303,14 +312,9 @@ def _rl_demo(
             library = resolve_demo_library(lib, api_doc, library_seed)
             model_dir = model or default_model_dir()
 
-            def on_progress(event: Progress) -> None:
-                if event.stage == "note":
-                    console.print(event.message, highlight=False, markup=False)
-                    return
-                extra = event.extra or (f"loss {event.loss:.3f}" if event.loss is not None else "")
-                show(event.message, event.done, event.total, extra)
-
-            result = run_rl_demo(library, model_dir, config, out_dir=out, on_progress=on_progress)
+            result = run_rl_demo(
+                library, model_dir, config, out_dir=out, on_progress=_shown(console, show)
+            )
     except KeyboardInterrupt:
         console.print(
             f"interrupted: finished arms are kept in {out / 'rl_demo_state.json'}; rerun the "
