@@ -125,6 +125,18 @@ def test_file(recipe: Recipe, split: str) -> tuple[Path | None, str | None]:
     return Path(value), None
 
 
+def _read_test_split(
+    recipe: Recipe, split: str, name: str, inputs: list[Input], needs: list[str]
+) -> None:
+    """A step reads a test split: the recipe's own file is one of its inputs (hashed into its
+    key), a generated one makes it need the data step."""
+    external, _ = test_file(recipe, split)
+    if external is not None:
+        inputs.append(Input(name, external))
+    else:
+        needs.append("data")
+
+
 def build_steps(recipe: Recipe) -> list[Step]:
     """Every step the recipe needs, each after the steps it needs."""
     steps: dict[str, Step] = {}
@@ -303,11 +315,7 @@ def _self_play_step(recipe: Recipe, regime_name: str, seed: int) -> Step:
     config.update(model_config)
     inputs = list(model_inputs)
     needs = ["library"]  # the docs it writes and answers from, the grader's library
-    external, _ = test_file(recipe, next(iter(recipe.data.splits())))
-    if external is not None:
-        inputs.append(Input("test", external))
-    else:
-        needs.append("data")
+    _read_test_split(recipe, next(iter(recipe.data.splits())), "test", inputs, needs)
     return Step(
         f"train/{regime_name}/seed{seed}",
         StepKind.TRAIN,
@@ -342,11 +350,7 @@ def _rollout_step(
         model_config, model_inputs = _model_input(recipe)
         config.update(model_config)
         inputs += model_inputs
-    external, generated = test_file(recipe, split)
-    if external is not None:
-        inputs.append(Input("tasks", external))
-    else:
-        needs.append("data")
+    _read_test_split(recipe, split, "tasks", inputs, needs)
     return Step(
         f"rollout/{regime_name}/seed{seed}/{split}",
         StepKind.ROLLOUT,
@@ -365,11 +369,7 @@ def _grade_step(recipe: Recipe, regime_name: str, seed: int, split: str, rollout
     folder = split_dir(regime_name, seed, split)
     needs = ["library", rollout]
     inputs: list[Input] = []
-    external, _ = test_file(recipe, split)
-    if external is not None:
-        inputs.append(Input("tasks", external))
-    else:
-        needs.append("data")
+    _read_test_split(recipe, split, "tasks", inputs, needs)
     return Step(
         f"grade/{regime_name}/seed{seed}/{split}",
         StepKind.GRADE,
