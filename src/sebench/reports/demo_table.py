@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from sebench.training.demo import DemoResult
@@ -92,25 +93,43 @@ def _write_text(path: Path, text: str) -> Path:
     return path
 
 
+def _write_report(
+    out_dir: str | Path,
+    stem: str,
+    data: dict[str, Any],
+    markdown: str,
+    chart: Callable[[Any, Path], Path | None] | None,
+    result: Any,
+) -> dict[str, Path]:
+    """STEM.json, STEM.md and, when `chart` is given and draws one, STEM.png in `out_dir`."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written = {
+        "json": _write_text(out / f"{stem}.json", json.dumps(data, indent=2) + "\n"),
+        "markdown": _write_text(out / f"{stem}.md", markdown),
+    }
+    if chart is not None:
+        path = chart(result, out / f"{stem}.png")
+        if path is not None:
+            written["chart"] = path
+    return written
+
+
 def write_demo_report(
     result: DemoResult, out_dir: str | Path, *, chart: bool = True
 ) -> dict[str, Path]:
     """`demo.json`, `demo.md` and (if matplotlib is installed) `demo.png` in `out_dir`."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    written = {
-        "json": _write_text(out / "demo.json", json.dumps(result.to_dict(), indent=2) + "\n"),
-        "markdown": _write_text(
-            out / "demo.md", "# The Open-Book Paradox, on this machine\n\n" + demo_markdown(result)
-        ),
-    }
-    if chart:
-        from sebench.reports.figures import demo_chart
+    from sebench.reports.figures import demo_chart
 
-        path = demo_chart(result, out / "demo.png")
-        if path is not None:
-            written["chart"] = path
-    return written
+    title = "# The Open-Book Paradox, on this machine\n\n"
+    return _write_report(
+        out_dir,
+        "demo",
+        result.to_dict(),
+        title + demo_markdown(result),
+        demo_chart if chart else None,
+        result,
+    )
 
 
 # -- the RL demo (`sebench demo --rl`) ----------------------------------------------------------
@@ -212,18 +231,14 @@ def write_rl_demo_report(
     result: RLDemoResult, out_dir: str | Path, *, chart: bool = True
 ) -> dict[str, Path]:
     """`rl_demo.json`, `rl_demo.md` and (if matplotlib is installed) `rl_demo.png` in `out_dir`."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    written = {
-        "json": _write_text(out / "rl_demo.json", json.dumps(result.to_dict(), indent=2) + "\n"),
-        "markdown": _write_text(
-            out / "rl_demo.md", "# The RL Gap, on this machine\n\n" + rl_demo_markdown(result)
-        ),
-    }
-    if chart:
-        from sebench.reports.figures import rl_demo_chart
+    from sebench.reports.figures import rl_demo_chart
 
-        path = rl_demo_chart(result, out / "rl_demo.png")
-        if path is not None:
-            written["chart"] = path
-    return written
+    title = "# The RL Gap, on this machine\n\n"
+    return _write_report(
+        out_dir,
+        "rl_demo",
+        result.to_dict(),
+        title + rl_demo_markdown(result),
+        rl_demo_chart if chart else None,
+        result,
+    )
