@@ -80,3 +80,20 @@ def _alive(pid: int) -> bool:
             return handle.read().rsplit(b")", 1)[1].split()[0] != b"Z"
     except FileNotFoundError:
         return False
+
+
+def test_the_program_is_compiled_without_the_harness_future_flags(pool):
+    """The zygote compiles the program; the harness's `from __future__ import annotations` must
+    not reach it: under `python` an annotation is evaluated when the `def` runs."""
+    evaluated = pool.run(Job("def solve(x) -> undefined_name:\n    return x\n", "solve", ("1",)))
+    assert evaluated.setup_error == "NameError"
+    flags = pool.run(Job("def solve(x):\n    return solve.__code__.co_flags\n", "solve", ("1",)))
+    assert int(flags.cases[0].printed) & 0x1000000 == 0  # CO_FUTURE_ANNOTATIONS
+
+
+def test_a_program_the_compiler_refuses_is_a_setup_error_reported_by_the_child(pool):
+    """`nonlocal` at module level parses but does not compile: the child reports the error."""
+    refused = pool.run(Job("nonlocal x\ndef solve(x):\n    return x\n", "solve", ("1",)))
+    assert refused.status is ExecStatus.OK
+    assert refused.setup_error == "SyntaxError"
+    assert pool.run(Job(PARENT, "solve", ("x=1",))).cases[0].printed == str(pool.zygote_pids()[0])
