@@ -83,8 +83,8 @@ def _alive(pid: int) -> bool:
 
 
 def test_the_program_is_compiled_without_the_harness_future_flags(pool):
-    """The zygote compiles the program; the harness's `from __future__ import annotations` must
-    not reach it: under `python` an annotation is evaluated when the `def` runs."""
+    """The harness's `from __future__ import annotations` must not reach the program: under
+    `python` an annotation is evaluated when the `def` runs."""
     evaluated = pool.run(Job("def solve(x) -> undefined_name:\n    return x\n", "solve", ("1",)))
     assert evaluated.setup_error == "NameError"
     flags = pool.run(Job("def solve(x):\n    return solve.__code__.co_flags\n", "solve", ("1",)))
@@ -92,7 +92,8 @@ def test_the_program_is_compiled_without_the_harness_future_flags(pool):
 
 
 def test_a_program_the_compiler_refuses_is_a_setup_error_reported_by_the_child(pool):
-    """`nonlocal` at module level parses but does not compile: the child reports the error."""
+    """`nonlocal` at module level parses but does not compile: a setup error, and the server
+    goes on."""
     refused = pool.run(Job("nonlocal x\ndef solve(x):\n    return x\n", "solve", ("1",)))
     assert refused.status is ExecStatus.OK
     assert refused.setup_error == "SyntaxError"

@@ -149,17 +149,6 @@ def _messages(
     type_, isinstance_, len_, enumerate_ = type, isinstance, len, enumerate
     memory_error, exception, base_exception = MemoryError, Exception, BaseException
     utf8_length, max_message = str.encode, MAX_ERROR_MESSAGE
-    # Compiled here, in the zygote: the compiler's allocations then write the zygote's own
-    # pages (a trap of ~1 us each) instead of the child's copies of them (~2.6 us each; ~150
-    # pages for a small program). Compiling runs none of the code; the grader parsed it
-    # already. `dont_inherit`: this file's `from __future__ import annotations` must not apply
-    # to the program (its annotations are evaluated, as under `python`). A program that does
-    # not compile is compiled again in the child, which reports the error as it would.
-    try:
-        program = compile_(code, "<response>", "exec", dont_inherit=True)
-    except exception:
-        program = code
-    del code
     yield None  # in the zygote; the fork follows, and the rest runs in the child
     t_start = perf()
 
@@ -188,15 +177,17 @@ def _messages(
     namespace = {"__name__": "__main__", "__builtins__": builtins}
     arm(perturbed)  # from here on the hook refuses introspection; counts only real library calls
     try:
-        if type_(program) is str_:
-            program = compile_(program, "<response>", "exec", dont_inherit=True)
-        exec_(program, namespace)
+        # `dont_inherit`: this file's `from __future__ import annotations` must not apply to
+        # the program (its annotations are evaluated, as under `python`). Compiled here, in
+        # the child, not in the zygote before the fork: the zygote would fault on as many
+        # pages as the child saves (measured, issue 12).
+        exec_(compile_(code, "<response>", "exec", dont_inherit=True), namespace)
         setup_error = aborted = None
     except exception as exc:
         setup_error, aborted = exc, None
     except base_exception as exc:  # SystemExit, KeyboardInterrupt: the program ended itself
         setup_error, aborted = None, exc
-    del program
+    del code
     if aborted is not None:
         yield {"kind": "abort", "error_type": describe(aborted)[0]}
         exit_now(0)
