@@ -203,3 +203,47 @@ def test_run_shows_the_insights_in_memory_mode(single_test_dev_path, api_doc_pat
     summary = json.loads((out / "summary.json").read_text())
     assert [row["mode"] for row in summary["rows"]] == ["memory"]
     assert summary["provenance"]["config"]["memory"]["insights"] == 1
+
+
+def test_a_memory_build_cut_off_by_a_failed_call_resumes_where_it_stopped(solved: Path, tmp_path):
+    """The second batch's call fails for good: the first batch's answer is kept in the journal,
+    and the same command again asks only for the batches after it. The insights equal those of
+    a build that never stopped; other settings on that journal are refused."""
+    build = (
+        "memory", "build", "--data", solved, "--backend", "openai", "--model", "scripted",
+        "--tasks-per-call", "2", "--max-retries", "0",
+    )  # fmt: skip
+    whole = tmp_path / "whole.json"
+    with ChatServer(_scripted) as server:
+        done = sebench(*build, "--base-url", server.url, "--out", whole)
+        assert done.returncode == 0, done.stderr
+        batches = len(server.requests)
+    assert batches >= 2
+
+    def second_call_fails(body: dict, attempt: int) -> Reply:
+        if "(none yet)" in body["messages"][-1]["content"]:
+            return _scripted(body, attempt)
+        return Reply("overloaded", status=500)
+
+    cut = tmp_path / "cut.json"
+    journal = tmp_path / "cut.journal.jsonl"
+    with ChatServer(second_call_fails) as server:
+        failed = sebench(*build, "--base-url", server.url, "--out", cut)
+    assert failed.returncode != 0 and not cut.exists()
+    assert "batch 2 of" in failed.stderr and "the same command again" in failed.stderr
+    assert [row.get("batch") for row in read_jsonl(journal)] == [None, 0]  # header, batch 0
+
+    with ChatServer(_scripted) as server:
+        refused = sebench(
+            *build[:-4], "--tasks-per-call", "1", "--max-retries", "0",
+            "--base-url", server.url, "--out", cut,
+        )  # fmt: skip
+        assert refused.returncode == 2 and "journal" in refused.stderr
+        assert server.requests == []
+        resumed = sebench(*build, "--base-url", server.url, "--out", cut)
+        assert resumed.returncode == 0, resumed.stderr
+        assert "continuing the build" in resumed.stderr
+        assert len(server.requests) == batches - 1  # the first batch was not asked again
+        assert "(none yet)" not in server.requests[0]["messages"][-1]["content"]
+    assert json.loads(cut.read_text())["insights"] == json.loads(whole.read_text())["insights"]
+    assert not journal.exists()

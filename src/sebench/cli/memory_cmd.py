@@ -121,6 +121,10 @@ def build(
         device=device,
     )
     engine = make_backend(backend, options, tasks=[], library=library)
+    # each batch's answer is kept here as it comes: a rerun asks only for the missing batches
+    journal = out.with_suffix(".journal.jsonl")
+    if journal.exists():
+        console.print(f"continuing the build kept in {journal}")
     try:
         with progress_view(console) as show:
 
@@ -132,7 +136,9 @@ def build(
                     f"{update.insights} insights",
                 )
 
-            result = build_memory(solved, library.package, engine, config, on_progress=on_progress)
+            result = build_memory(
+                solved, library.package, engine, config, journal=journal, on_progress=on_progress
+            )
     finally:
         engine.close()
     save_memory(
@@ -145,6 +151,7 @@ def build(
         solved_tasks=len(solved),
         library={"package": library.package, "root": str(library.root)},
     )
+    journal.unlink(missing_ok=True)
     ops = ", ".join(f"{k} {v}" for k, v in sorted(result.operations.items())) or "none"
     console.print(
         f"{out}: {len(result.memory.insights)} insights from {len(solved)} solved tasks "

@@ -214,6 +214,8 @@ def build_memory(step: Step, context: Context) -> dict[str, Any]:
     solved = read_solved(context.sft_data())
     library = context.library()
     config = recipe.memory_config(step.seed)
+    out = context.run_dir / train_dir(step.regime, step.seed) / MEMORY_FILE
+    journal = out.with_suffix(".journal.jsonl")  # a step run again asks only for what is missing
     engine = _backend(recipe, None, context)
     try:
         result = build(
@@ -221,12 +223,13 @@ def build_memory(step: Step, context: Context) -> dict[str, Any]:
             library.package,
             engine,
             config,
+            journal=journal,
             on_progress=lambda update: context.progress(update.batch, update.batches),
         )
     finally:
         engine.close()
     save_memory(
-        context.run_dir / train_dir(step.regime, step.seed) / MEMORY_FILE,
+        out,
         result,
         config,
         model=engine.model_name,
@@ -235,6 +238,7 @@ def build_memory(step: Step, context: Context) -> dict[str, Any]:
         solved_tasks=len(solved),
         library={"package": library.package, "root": str(library.root)},
     )
+    journal.unlink(missing_ok=True)
     return {
         "insights": len(result.memory.insights),
         "solved_tasks": len(solved),

@@ -21,13 +21,17 @@ What we keep and what we simplify:
   stay far shorter than the docs it replaces).
 - Every insight keeps the task ids of the batches that added, edited or upvoted it (provenance).
 - No retrieved trajectories at test time: only the insights are shown (prompt mode `memory`).
-- Not resumable: a build is one model call per batch (a few dozen calls for the official 718
-  training tasks); a failed call stops it with the error.
+- Resumable: each batch's answer goes into a journal as soon as the model gives it; a rerun
+  replays the journal (the operations are deterministic, so the list comes back exactly) and asks
+  the model only for the batches that are missing. A journal of other settings, data or model is
+  refused, never mixed in.
 """
 
 from __future__ import annotations
 
 import difflib
+import hashlib
+import json
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -37,7 +41,7 @@ from typing import Any
 
 from sebench.errors import InputError, SebenchError
 from sebench.grading.extract import extract_code
-from sebench.jsonl import iter_jsonl
+from sebench.jsonl import JsonlAppender, iter_jsonl, read_jsonl
 from sebench.prompts.memory import Insight, Memory, write_memory
 from sebench.provenance import provenance
 from sebench.rollout.backend import Backend, ChatRequest, SamplingConfig
@@ -243,49 +247,58 @@ def build_memory(
     backend: Backend,
     config: MemoryBuildConfig | None = None,
     *,
+    journal: str | Path | None = None,
     on_progress: Callable[[MemoryBuildProgress], None] | None = None,
 ) -> MemoryBuildResult:
-    """Read `solved` in batches and let the model keep the insight list up to date."""
+    """Read `solved` in batches and let the model keep the insight list up to date.
+
+    `journal`: a JSONL file that keeps each batch's answer as it comes; batches already in it
+    are replayed, not asked again (see the module's docstring). The caller removes it once the
+    memory is saved."""
     config = config or MemoryBuildConfig()
     if not solved:
         raise InputError("no solved tasks to learn from")
     batches = [solved[i : i + config.batch_size] for i in range(0, len(solved), config.batch_size)]
-    check = getattr(backend, "check", None)
-    if check is not None:
-        check()
-    insights: list[Insight] = []
-    operations: Counter[str] = Counter()
-    merged = 0
-    log = []
-    for number, batch in enumerate(batches):
-        sources = tuple(s.task_id for s in batch)
-        request = ChatRequest(
-            task_id=f"memory-batch-{number}",
-            sample=0,
-            messages=({"role": "user", "content": extraction_prompt(package, insights, batch)},),
-            seed=sample_seed(config.seed, f"memory-batch-{number}", "memory-build", 0),
-            mode="memory-build",
-        )
-        completion = next(iter(backend.generate([request], config.sampling)))
-        if completion.error is not None:
-            raise SebenchError(
-                f"memory build: the model call for batch {number + 1} of {len(batches)} failed "
-                f"for good: {completion.error}"
+    fingerprint = _fingerprint(solved, package, getattr(backend, "model_name", None), config)
+    journaled = _journaled_answers(journal, fingerprint) if journal is not None else None
+    answers = journaled or []
+    if len(answers) < len(batches):
+        check = getattr(backend, "check", None)
+        if check is not None:
+            check()
+    appender = JsonlAppender(journal) if journal is not None else None
+    try:
+        if appender is not None and journaled is None:
+            appender.write({"kind": "header", "fingerprint": fingerprint})
+        insights: list[Insight] = []
+        operations: Counter[str] = Counter()
+        merged = 0
+        log = []
+        for number, batch in enumerate(batches):
+            sources = tuple(s.task_id for s in batch)
+            if number < len(answers):
+                text = answers[number]
+            else:
+                text = _ask(backend, package, insights, batch, number, len(batches), config)
+                if appender is not None:
+                    appender.write({"kind": "batch", "batch": number, "answer": text})
+            insights, counts, added_twins = apply_operations(insights, text, sources, config)
+            operations += counts
+            merged += added_twins
+            log.append(
+                {
+                    "batch": number,
+                    "tasks": list(sources),
+                    "operations": dict(counts),
+                    "merged": added_twins,
+                    "answer": text,  # what the model wrote: why a line was ignored
+                }
             )
-        insights, counts, added_twins = apply_operations(insights, completion.text, sources, config)
-        operations += counts
-        merged += added_twins
-        log.append(
-            {
-                "batch": number,
-                "tasks": list(sources),
-                "operations": dict(counts),
-                "merged": added_twins,
-                "answer": completion.text,  # what the model wrote: why a line was ignored
-            }
-        )
-        if on_progress is not None:
-            on_progress(MemoryBuildProgress(number + 1, len(batches), len(insights)))
+            if on_progress is not None:
+                on_progress(MemoryBuildProgress(number + 1, len(batches), len(insights)))
+    finally:
+        if appender is not None:
+            appender.close()
     kept = cap_length(insights, config.max_chars)
     return MemoryBuildResult(
         memory=Memory(package=package, insights=tuple(kept)),
@@ -294,6 +307,71 @@ def build_memory(
         dropped_for_length=len(insights) - len(kept),
         batches=log,
     )
+
+
+def _ask(
+    backend: Backend,
+    package: str,
+    insights: Sequence[Insight],
+    batch: Sequence[Solved],
+    number: int,
+    total: int,
+    config: MemoryBuildConfig,
+) -> str:
+    """The model's answer for one batch; a call that failed for good stops the build."""
+    request = ChatRequest(
+        task_id=f"memory-batch-{number}",
+        sample=0,
+        messages=({"role": "user", "content": extraction_prompt(package, insights, batch)},),
+        seed=sample_seed(config.seed, f"memory-batch-{number}", "memory-build", 0),
+        mode="memory-build",
+    )
+    completion = next(iter(backend.generate([request], config.sampling)))
+    if completion.error is not None:
+        raise SebenchError(
+            f"memory build: the model call for batch {number + 1} of {total} failed for good: "
+            f"{completion.error} (the {number} batches before it are kept: the same command "
+            "again asks only for the rest)"
+        )
+    return completion.text
+
+
+def _fingerprint(
+    solved: Sequence[Solved], package: str, model: str | None, config: MemoryBuildConfig
+) -> str:
+    """What a journal's answers depend on: the solved tasks and their order, the library's
+    package, the model and every setting."""
+    described = {
+        "solved": [asdict(s) for s in solved],
+        "package": package,
+        "model": model,
+        "config": asdict(config),
+    }
+    text = json.dumps(described, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _journaled_answers(journal: str | Path, fingerprint: str) -> list[str] | None:
+    """The answers of the batches a journal holds, in order; None when it has not started."""
+    path = Path(journal)
+    if not path.exists():
+        return None
+    JsonlAppender(path).close()  # cuts a line torn by a crash
+    rows = read_jsonl(path)
+    if not rows:
+        return None
+    if rows[0].get("kind") != "header" or rows[0].get("fingerprint") != fingerprint:
+        raise InputError(
+            "this memory build's journal was made with other solved tasks, model or settings; "
+            "delete it to start over, or write to another --out",
+            path=str(path),
+        )
+    answers = []
+    for row in rows[1:]:
+        if row.get("batch") != len(answers) or not isinstance(row.get("answer"), str):
+            raise InputError("journal rows out of order (edited by hand?)", path=str(path))
+        answers.append(row["answer"])
+    return answers
 
 
 def save_memory(
