@@ -280,6 +280,7 @@ def build_memory(
                 text = answers[number]
             else:
                 text = _ask(backend, package, insights, batch, number, len(batches), config)
+                # only after the answer came: a failed call leaves the journal as it was
                 if appender is not None:
                     appender.write({"kind": "batch", "batch": number, "answer": text})
             insights, counts, added_twins = apply_operations(insights, text, sources, config)
@@ -330,8 +331,8 @@ def _ask(
     if completion.error is not None:
         raise SebenchError(
             f"memory build: the model call for batch {number + 1} of {total} failed for good: "
-            f"{completion.error} (the {number} batches before it are kept: the same command "
-            "again asks only for the rest)"
+            f"{completion.error} (with a journal, the {number} batches before it are kept: the "
+            "same command again asks only for the rest)"
         )
     return completion.text
 
