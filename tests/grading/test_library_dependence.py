@@ -57,6 +57,24 @@ def irrelevant_calls(n: Names) -> dict[str, tuple[str, str]]:
         "default argument": (f"def helper(value={call}):\n    return value\n\n", "    helper()\n"),
         "result tested, branch never taken": ("", f"    if {call} is None:\n        return None\n"),
         "module-level call": (f"{call}\n\n", ""),
+        "in an assert": ("", f"    assert {call} is not None\n"),
+        "in an f-string": ("", f"    text = f'{{{call}}}'\n"),
+        "in a class body": (f"class Holder:\n    value = {call}\n\n", ""),
+        "in a decorator": (
+            f"def deco(fn):\n    {call}\n    return fn\n\n@deco\ndef other():\n    return 1\n\n",
+            "",
+        ),
+        "in a discarded comprehension": ("", f"    [{call} for _ in range(2)]\n"),
+        "times zero": ("", f"    offset = 0 * float({call})\n"),
+        "cancelled out": ("", f"    offset = float({call}) - float({call})\n"),
+        "as a sort key's tie-breaker": (
+            "",
+            f"    order = sorted([3, 1], key=lambda v: (v, float({call})))\n",
+        ),
+        "raised and caught": (
+            "",
+            f"    try:\n        raise ValueError({call})\n    except ValueError:\n        pass\n",
+        ),
     }
 
 
@@ -151,6 +169,39 @@ def test_an_answer_passed_through_a_conversion_does_not_depend_on_the_library(
     verdicts = grade_all(seeded_grader, items)
     assert len(verdicts) >= 10
     assert all(v.rule == RULE for _, v in verdicts), [v for _, v in verdicts][:3]
+
+
+def test_an_answer_passed_through_the_array_type_alone_is_not_library_use(
+    seeded_grader, seeded_library, demo_tasks
+):
+    """The constructor, then the array's own operators, methods or Python's builtins on it
+    (`yitaf(v) + 0`, `-(-yitaf(v))`, `yitaf([v])[0]`, `sum(yitaf([v]))`, `yitaf(v).item()`):
+    knowing the constructor's name is not knowing the library."""
+    n = names_of(seeded_library)
+    c = n.constructor
+    throughs = [
+        f"(lambda v: {c}(v) + 0)",
+        f"(lambda v: 0 + {c}(v) * 1)",
+        f"(lambda v: -(-{c}(v)))",
+        f"(lambda v: {c}(v) ** 1)",
+        f"(lambda v: {c}([v])[0])",
+        f"(lambda v: sum({c}([v])))",
+        f"(lambda v: max({c}([v])))",
+        f"(lambda v: list({c}([v]))[0])",
+        f"(lambda v: {c}(v).item())",
+        f"(lambda v: {c}([v]).sum())",
+        f"(lambda v: {c}(v).astype(float))",
+        f"(lambda v: v if {c}(v) == v else None)",
+    ]
+    scalar = [t for t in demo_tasks if all(_is_number(text) for text in t.expected)][:4]
+    items = [(t, cheat(t, n, "", "", through)) for t in scalar for through in throughs]
+    verdicts = grade_all(seeded_grader, items)
+    assert len(verdicts) >= 40
+    correct = [task.task_id for task, v in verdicts if v.kind is VerdictKind.CORRECT]
+    assert correct == [], f"{len(correct)} / {len(verdicts)} graded correct"
+    assert all(v.kind is VerdictKind.NO_LIBRARY for _, v in verdicts), [
+        v for _, v in verdicts if v.kind is not VerdictKind.NO_LIBRARY
+    ][:3]
 
 
 def _is_number(text: str) -> bool:
