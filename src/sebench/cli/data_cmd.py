@@ -10,14 +10,14 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from sebench.cli.rollout_cmd import (
-    BackendKind,
+from sebench.cli.options import (
     BatchSizeOption,
     ConcurrencyOption,
     DeviceOption,
     RetriesOption,
     TimeoutOption,
 )
+from sebench.cli.rollout_cmd import BackendKind
 from sebench.grading.sandbox.config import MAX_WORKERS
 
 data_app = typer.Typer(
@@ -152,9 +152,9 @@ def sft(
 ) -> None:
     """Sample open-book answers, grade them, keep the correct ones with both their open and
     closed prompts (for `sebench train sft --mode open|closed --data OUT`); exit 1 if none is kept."""
+    from sebench.cli.options import BackendOptions
     from sebench.cli.progress import progress_view
     from sebench.cli.rollout_cmd import (
-        BackendOptions,
         describe,
         fail_if_nothing_succeeded,
         make_backend,

@@ -8,22 +8,13 @@ from typing import Annotated
 
 import typer
 
+from sebench.cli.options import RulesOption
 from sebench.errors import SebenchError
 from sebench.grading.rules import Rules
 from sebench.grading.sandbox.config import MAX_WORKERS
 
 # Below this even an empty program times out: the child's set-up alone takes a few milliseconds.
 MIN_TIMEOUT_S = 0.1
-
-RulesOption = Annotated[
-    Rules,
-    typer.Option(
-        "--rules",
-        help="Whose rules decide each verdict: strict (sebench's) or official (the official "
-        "grader's verdict logic, quirks included, still sandboxed). The official-rules "
-        "category is reported either way.",
-    ),
-]
 
 
 def eval_command(

@@ -8,14 +8,14 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from sebench.cli.rollout_cmd import (
-    BackendKind,
+from sebench.cli.options import (
     BatchSizeOption,
     ConcurrencyOption,
     DeviceOption,
     RetriesOption,
     TimeoutOption,
 )
+from sebench.cli.rollout_cmd import BackendKind
 from sebench.training.insights import MemoryBuildConfig
 
 DEFAULT = MemoryBuildConfig()
@@ -82,8 +82,9 @@ def build(
 ) -> None:
     """Let a model read solved tasks in batches and keep a short list of insights about the
     library (Expel's ADD / EDIT / UPVOTE / DOWNVOTE); shown by prompt mode `memory`."""
+    from sebench.cli.options import BackendOptions
     from sebench.cli.progress import progress_view
-    from sebench.cli.rollout_cmd import BackendOptions, make_backend, resolve_library
+    from sebench.cli.rollout_cmd import make_backend, resolve_library
     from sebench.errors import SebenchError
     from sebench.rollout.backend import SamplingConfig
     from sebench.training.insights import (

@@ -7,7 +7,6 @@ choosing a backend (one `match`), and the progress bar.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
@@ -16,6 +15,14 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from sebench.cli.options import (
+    BackendOptions,
+    BatchSizeOption,
+    ConcurrencyOption,
+    DeviceOption,
+    RetriesOption,
+    TimeoutOption,
+)
 from sebench.prompts.modes import PromptMode
 
 if TYPE_CHECKING:
@@ -72,29 +79,6 @@ def resolve_library(lib: Path | None, data: str | Path | None, api_doc: Path | N
     from sebench.library.cache import official_library
 
     return official_library(api_doc or find_api_doc(data))
-
-
-# Backend options `sebench rollout` and `sebench run` both take.
-ConcurrencyOption = Annotated[int, typer.Option(min=1, help="openai: requests in flight.")]
-TimeoutOption = Annotated[float, typer.Option(min=0.1, help="openai: seconds per attempt.")]
-RetriesOption = Annotated[int, typer.Option(min=0, help="openai: retries per request.")]
-BatchSizeOption = Annotated[int, typer.Option(min=1, help="hf: prompts per batch.")]
-DeviceOption = Annotated[str | None, typer.Option(help="hf: torch device.")]
-
-
-@dataclass(frozen=True)
-class BackendOptions:
-    """How to reach a model: what the backend options of the commands say."""
-
-    # No defaults here: the commands' options hold them, and always pass every field.
-    model: str | None
-    base_urls: tuple[str, ...]
-    api_key_env: str
-    concurrency: int
-    timeout_s: float
-    max_retries: int
-    batch_size: int
-    device: str | None
 
 
 def make_backend(

@@ -24,16 +24,18 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from sebench.cli.eval_cmd import RulesOption
-from sebench.cli.rollout_cmd import (
-    BackendKind,
+from sebench.cli.options import (
     BackendOptions,
     BatchSizeOption,
     ConcurrencyOption,
     DeviceOption,
-    ProgressBar,
     RetriesOption,
+    RulesOption,
     TimeoutOption,
+)
+from sebench.cli.rollout_cmd import (
+    BackendKind,
+    ProgressBar,
     describe,
     fail_if_nothing_succeeded,
     make_backend,

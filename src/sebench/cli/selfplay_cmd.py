@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from sebench.cli.rollout_cmd import ConcurrencyOption, RetriesOption, TimeoutOption
+from sebench.cli.options import ConcurrencyOption, RetriesOption, TimeoutOption
 from sebench.grading.sandbox.config import MAX_WORKERS
 from sebench.training.grpo import GRPOSettings
 from sebench.training.sft import SFTTrainingConfig
@@ -156,13 +156,9 @@ def register(app: typer.Typer) -> None:
         solver), answers them with the docs, keeps what the grader passes, trains Closed-SFT on
         its answers (or GRPO with --rl), and is tested closed-book. Writes selfplay.json,
         selfplay.md and selfplay.png in --out; a rerun resumes."""
+        from sebench.cli.options import BackendOptions
         from sebench.cli.progress import progress_view
-        from sebench.cli.rollout_cmd import (
-            BackendKind,
-            BackendOptions,
-            make_backend,
-            resolve_library,
-        )
+        from sebench.cli.rollout_cmd import BackendKind, make_backend, resolve_library
         from sebench.data.sources import DATA_ENV, HUB_REPO, infer_split
         from sebench.errors import SebenchError
         from sebench.grading.sandbox.config import SandboxConfig

@@ -10,13 +10,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from sebench.cli.options import BackendOptions, ConcurrencyOption, RetriesOption, TimeoutOption
 from sebench.cli.progress import progress_view
 from sebench.cli.rollout_cmd import (
     BackendKind,
-    BackendOptions,
-    ConcurrencyOption,
-    RetriesOption,
-    TimeoutOption,
     make_backend,
     resolve_library,
     stop_on_interrupt,

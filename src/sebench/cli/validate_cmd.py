@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from sebench.cli.eval_cmd import RulesOption
+from sebench.cli.options import RulesOption
 from sebench.grading.rules import Rules
 from sebench.grading.sandbox.config import MAX_WORKERS
 

@@ -1,0 +1,47 @@
+"""The options several commands share, declared once: one name, one help text, one set of checks.
+
+A command whose option means something else there (another default, another use) declares its
+own. Defaults stay at each command's parameter, where its `--help` shows them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated
+
+import typer
+
+from sebench.grading.rules import Rules
+
+# How to reach a model (`sebench rollout`, `run`, `data sft`, `memory build`, `tasks`, `selfplay`).
+ConcurrencyOption = Annotated[int, typer.Option(min=1, help="openai: requests in flight.")]
+TimeoutOption = Annotated[float, typer.Option(min=0.1, help="openai: seconds per attempt.")]
+RetriesOption = Annotated[int, typer.Option(min=0, help="openai: retries per request.")]
+BatchSizeOption = Annotated[int, typer.Option(min=1, help="hf: prompts per batch.")]
+DeviceOption = Annotated[str | None, typer.Option(help="hf: torch device.")]
+
+# How to grade (`sebench eval`, `run`, `validate`).
+RulesOption = Annotated[
+    Rules,
+    typer.Option(
+        "--rules",
+        help="Whose rules decide each verdict: strict (sebench's) or official (the official "
+        "grader's verdict logic, quirks included, still sandboxed). The official-rules "
+        "category is reported either way.",
+    ),
+]
+
+
+@dataclass(frozen=True)
+class BackendOptions:
+    """How to reach a model: what the backend options of the commands say."""
+
+    # No defaults here: the commands' options hold them, and always pass every field.
+    model: str | None
+    base_urls: tuple[str, ...]
+    api_key_env: str
+    concurrency: int
+    timeout_s: float
+    max_retries: int
+    batch_size: int
+    device: str | None
