@@ -152,7 +152,7 @@ def sft(
 ) -> None:
     """Sample open-book answers, grade them, keep the correct ones with both their open and
     closed prompts (for `sebench train sft --mode open|closed --data OUT`); exit 1 if none is kept."""
-    from sebench.cli.options import BackendOptions
+    from sebench.cli.options import backend_options
     from sebench.cli.progress import progress_view
     from sebench.cli.rollout_cmd import (
         describe,
@@ -182,15 +182,8 @@ def sft(
     chosen_split = split or infer_split(data) or "train"
     tasks = load_file(data, chosen_split)
     library = resolve_library(lib, data, api_doc)
-    options = BackendOptions(
-        model=model,
-        base_urls=tuple(base_url or ()),
-        api_key_env=api_key_env,
-        concurrency=concurrency,
-        timeout_s=timeout,
-        max_retries=max_retries,
-        batch_size=batch_size,
-        device=device,
+    options = backend_options(
+        model, base_url, api_key_env, concurrency, timeout, max_retries, batch_size, device
     )
     engine = make_backend(backend, options, tasks=tasks, library=library)
     try:

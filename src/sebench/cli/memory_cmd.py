@@ -82,7 +82,7 @@ def build(
 ) -> None:
     """Let a model read solved tasks in batches and keep a short list of insights about the
     library (Expel's ADD / EDIT / UPVOTE / DOWNVOTE); shown by prompt mode `memory`."""
-    from sebench.cli.options import BackendOptions
+    from sebench.cli.options import backend_options
     from sebench.cli.progress import progress_view
     from sebench.cli.rollout_cmd import make_backend, resolve_library
     from sebench.errors import SebenchError
@@ -111,15 +111,8 @@ def build(
     console = Console(stderr=True, highlight=False)
     solved = read_solved(data)
     library = resolve_library(lib or _recorded_library(data, api_doc), None, api_doc)
-    options = BackendOptions(
-        model=model,
-        base_urls=tuple(base_url or ()),
-        api_key_env=api_key_env,
-        concurrency=concurrency,
-        timeout_s=timeout,
-        max_retries=max_retries,
-        batch_size=batch_size,
-        device=device,
+    options = backend_options(
+        model, base_url, api_key_env, concurrency, timeout, max_retries, batch_size, device
     )
     engine = make_backend(backend, options, tasks=[], library=library)
     try:

@@ -45,3 +45,27 @@ class BackendOptions:
     max_retries: int
     batch_size: int
     device: str | None
+
+
+def backend_options(
+    model: str | None,
+    base_url: list[str] | None,
+    api_key_env: str,
+    concurrency: int,
+    timeout: float,
+    max_retries: int,
+    batch_size: int,
+    device: str | None,
+) -> BackendOptions:
+    """The record of a command's backend options, taken in the order and under the names of its
+    parameters (every command that reaches a model passes them alike)."""
+    return BackendOptions(
+        model=model,
+        base_urls=tuple(base_url or ()),
+        api_key_env=api_key_env,
+        concurrency=concurrency,
+        timeout_s=timeout,
+        max_retries=max_retries,
+        batch_size=batch_size,
+        device=device,
+    )

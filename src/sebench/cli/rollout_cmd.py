@@ -22,6 +22,7 @@ from sebench.cli.options import (
     DeviceOption,
     RetriesOption,
     TimeoutOption,
+    backend_options,
 )
 from sebench.prompts.modes import PromptMode
 
@@ -302,15 +303,8 @@ def register(app: typer.Typer) -> None:
             memory=load_memory(memory) if memory is not None else None,
         )
         chosen = backend
-        options = BackendOptions(
-            model=model,
-            base_urls=tuple(base_url or ()),
-            api_key_env=api_key_env,
-            concurrency=concurrency,
-            timeout_s=timeout,
-            max_retries=max_retries,
-            batch_size=batch_size,
-            device=device,
+        options = backend_options(
+            model, base_url, api_key_env, concurrency, timeout, max_retries, batch_size, device
         )
         engine = make_backend(chosen, options, tasks=tasks, library=library)
         try:

@@ -25,13 +25,13 @@ from rich.console import Console
 from rich.table import Table
 
 from sebench.cli.options import (
-    BackendOptions,
     BatchSizeOption,
     ConcurrencyOption,
     DeviceOption,
     RetriesOption,
     RulesOption,
     TimeoutOption,
+    backend_options,
 )
 from sebench.cli.rollout_cmd import (
     BackendKind,
@@ -241,15 +241,8 @@ def register(app: typer.Typer) -> None:
         eval_config = EvalConfig(
             sandbox=SandboxConfig(workers=workers, allow_unisolated=allow_unisolated), rules=rules
         )
-        options = BackendOptions(
-            model=model,
-            base_urls=tuple(base_url or ()),
-            api_key_env=api_key_env,
-            concurrency=concurrency,
-            timeout_s=timeout,
-            max_retries=max_retries,
-            batch_size=batch_size,
-            device=device,
+        options = backend_options(
+            model, base_url, api_key_env, concurrency, timeout, max_retries, batch_size, device
         )
         cells: list[Cell] = []
         try:

@@ -156,7 +156,7 @@ def register(app: typer.Typer) -> None:
         solver), answers them with the docs, keeps what the grader passes, trains Closed-SFT on
         its answers (or GRPO with --rl), and is tested closed-book. Writes selfplay.json,
         selfplay.md and selfplay.png in --out; a rerun resumes."""
-        from sebench.cli.options import BackendOptions
+        from sebench.cli.options import backend_options
         from sebench.cli.progress import progress_view
         from sebench.cli.rollout_cmd import BackendKind, make_backend, resolve_library
         from sebench.data.sources import DATA_ENV, HUB_REPO, infer_split
@@ -218,14 +218,15 @@ def register(app: typer.Typer) -> None:
         test_source = test or os.environ.get(DATA_ENV) or HUB_REPO
         backend_for = None
         if backend is ServingOption.OPENAI:
-            options = BackendOptions(
-                model=None,
-                base_urls=tuple(base_url or ()),
-                api_key_env=api_key_env,
-                concurrency=concurrency,
-                timeout_s=timeout,
-                max_retries=max_retries,
-                batch_size=1,  # an hf option; this backend is a server
+            # The model: each round's checkpoint (below); batch size and device: hf options.
+            options = backend_options(
+                None,
+                base_url,
+                api_key_env,
+                concurrency,
+                timeout,
+                max_retries,
+                batch_size=1,
                 device=None,
             )
 

@@ -10,7 +10,13 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from sebench.cli.options import BackendOptions, ConcurrencyOption, RetriesOption, TimeoutOption
+from sebench.cli.options import (
+    BackendOptions,
+    ConcurrencyOption,
+    RetriesOption,
+    TimeoutOption,
+    backend_options,
+)
 from sebench.cli.progress import progress_view
 from sebench.cli.rollout_cmd import (
     BackendKind,
@@ -120,13 +126,13 @@ def generate(
     if lib is not None and api_doc is not None:
         raise SebenchError("give at most one of --lib DIR and --api-doc FILE")
     if backend is not None:
-        options = BackendOptions(
-            model=model,
-            base_urls=tuple(base_url or ()),
-            api_key_env=api_key_env,
-            concurrency=concurrency,
-            timeout_s=timeout,
-            max_retries=max_retries,
+        options = backend_options(
+            model,
+            base_url,
+            api_key_env,
+            concurrency,
+            timeout,
+            max_retries,
             batch_size=8,
             device=None,
         )
