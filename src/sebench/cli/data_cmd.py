@@ -11,9 +11,13 @@ from rich.console import Console
 from rich.table import Table
 
 from sebench.cli.options import (
+    ApiDocOption,
+    ApiKeyEnvOption,
+    BaseUrlOption,
     BatchSizeOption,
     ConcurrencyOption,
     DeviceOption,
+    LibOption,
     RetriesOption,
     TimeoutOption,
 )
@@ -121,24 +125,15 @@ def sft(
         typer.Option(help="Split of the tasks (default: from the file name, else train)."),
     ] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N tasks.")] = None,
-    base_url: Annotated[
-        list[str] | None, typer.Option("--base-url", help="openai: server URL (repeatable).")
-    ] = None,
-    api_key_env: Annotated[
-        str, typer.Option(help="openai: variable holding the API key.")
-    ] = "OPENAI_API_KEY",
+    base_url: BaseUrlOption = None,
+    api_key_env: ApiKeyEnvOption = "OPENAI_API_KEY",
     concurrency: ConcurrencyOption = 32,
     timeout: TimeoutOption = 900.0,
     max_retries: RetriesOption = 6,
     batch_size: BatchSizeOption = 8,
     device: DeviceOption = None,
-    lib: Annotated[
-        Path | None, typer.Option(help="A built library folder (default: the official library).")
-    ] = None,
-    api_doc: Annotated[
-        Path | None,
-        typer.Option(help="The official api_doc.jsonl (default: found next to the data)."),
-    ] = None,
+    lib: LibOption = None,
+    api_doc: ApiDocOption = None,
     workers: Annotated[
         int, typer.Option(min=0, max=MAX_WORKERS, help="Sandbox workers (0: one per core).")
     ] = 0,

@@ -8,10 +8,9 @@ from typing import Annotated
 
 import typer
 
-from sebench.cli.options import RulesOption
+from sebench.cli.options import AllowUnisolatedOption, RulesOption, WorkersOption
 from sebench.errors import SebenchError
 from sebench.grading.rules import Rules
-from sebench.grading.sandbox.config import MAX_WORKERS
 
 # Below this even an empty program times out: the child's set-up alone takes a few milliseconds.
 MIN_TIMEOUT_S = 0.1
@@ -35,12 +34,7 @@ def eval_command(
             "split). Default: $SEBENCH_DATA.",
         ),
     ] = None,
-    workers: Annotated[
-        int,
-        typer.Option(
-            "--workers", min=0, max=MAX_WORKERS, help="Sandbox workers (0: one per CPU core)."
-        ),
-    ] = 0,
+    workers: WorkersOption = 0,
     timeout: Annotated[
         float,
         typer.Option("--timeout", min=MIN_TIMEOUT_S, help="Seconds per program (official: 3)."),
@@ -55,13 +49,7 @@ def eval_command(
     subset: Annotated[
         Path | None, typer.Option("--subset", help="Grade only the task ids in this file.")
     ] = None,
-    allow_unisolated: Annotated[
-        bool,
-        typer.Option(
-            "--allow-unisolated",
-            help="Run untrusted code even when no isolation layer is active (unsafe).",
-        ),
-    ] = False,
+    allow_unisolated: AllowUnisolatedOption = False,
     rules: RulesOption = Rules.STRICT,
 ) -> None:
     """Grade RESPONSES: append one result per sample to --out, write --summary."""

@@ -9,6 +9,9 @@ import typer
 from rich.console import Console
 
 from sebench.cli.options import (
+    ApiDocOption,
+    ApiKeyEnvOption,
+    BaseUrlOption,
     BatchSizeOption,
     ConcurrencyOption,
     DeviceOption,
@@ -57,12 +60,8 @@ def build(
     max_new_tokens: Annotated[int, typer.Option(min=1)] = DEFAULT.sampling.max_new_tokens,
     thinking: Annotated[bool | None, typer.Option("--thinking/--no-thinking")] = None,
     seed: Annotated[int, typer.Option()] = DEFAULT.seed,
-    base_url: Annotated[
-        list[str] | None, typer.Option("--base-url", help="openai: server URL (repeatable).")
-    ] = None,
-    api_key_env: Annotated[
-        str, typer.Option(help="openai: variable holding the API key.")
-    ] = "OPENAI_API_KEY",
+    base_url: BaseUrlOption = None,
+    api_key_env: ApiKeyEnvOption = "OPENAI_API_KEY",
     concurrency: ConcurrencyOption = 1,
     timeout: TimeoutOption = 900.0,
     max_retries: RetriesOption = 6,
@@ -75,10 +74,7 @@ def build(
             "--data, else the official library)."
         ),
     ] = None,
-    api_doc: Annotated[
-        Path | None,
-        typer.Option(help="The official api_doc.jsonl (default: found next to the data)."),
-    ] = None,
+    api_doc: ApiDocOption = None,
 ) -> None:
     """Let a model read solved tasks in batches and keep a short list of insights about the
     library (Expel's ADD / EDIT / UPVOTE / DOWNVOTE); shown by prompt mode `memory`."""

@@ -7,20 +7,66 @@ own. Defaults stay at each command's parameter, where its `--help` shows them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from sebench.grading.rules import Rules
+from sebench.grading.sandbox.config import MAX_WORKERS
 
-# How to reach a model (`sebench rollout`, `run`, `data sft`, `memory build`, `tasks`, `selfplay`).
+# Which model, and how to reach it (`sebench rollout`, `run`, `data sft`, `memory build`, `tasks
+# generate`, `selfplay`).
+ModelOption = Annotated[
+    str | None,
+    typer.Option(help="Checkpoint folder (hf), served model name (openai) or path/name (vllm)."),
+]
+BaseUrlOption = Annotated[
+    list[str] | None, typer.Option("--base-url", help="openai: server URL (repeatable).")
+]
+ApiKeyEnvOption = Annotated[str, typer.Option(help="openai: variable holding the API key.")]
 ConcurrencyOption = Annotated[int, typer.Option(min=1, help="openai: requests in flight.")]
 TimeoutOption = Annotated[float, typer.Option(min=0.1, help="openai: seconds per attempt.")]
 RetriesOption = Annotated[int, typer.Option(min=0, help="openai: retries per request.")]
 BatchSizeOption = Annotated[int, typer.Option(min=1, help="hf: prompts per batch.")]
 DeviceOption = Annotated[str | None, typer.Option(help="hf: torch device.")]
+ThinkingOption = Annotated[
+    bool | None,
+    typer.Option(
+        "--thinking/--no-thinking",
+        help="Thinking mode, for chat templates that have one (default: the template's).",
+    ),
+]
 
-# How to grade (`sebench eval`, `run`, `validate`).
+# The tasks, the library and what the prompts show.
+DataSourceOption = Annotated[
+    str | None,
+    typer.Option(
+        help="A JSONL file, a data folder or a hub id (default: $SEBENCH_DATA, else the hub)."
+    ),
+]
+LibOption = Annotated[
+    Path | None, typer.Option(help="A built library folder (default: the official library).")
+]
+ApiDocOption = Annotated[
+    Path | None,
+    typer.Option(help="The official api_doc.jsonl (default: found next to the data)."),
+]
+MemoryOption = Annotated[
+    Path | None, typer.Option(help="Insights shown in memory mode (`sebench memory build`).")
+]
+
+# How to grade (`sebench eval`, `run`, `validate`, `serve-reward`, `data sft`, `selfplay`).
+WorkersOption = Annotated[
+    int, typer.Option(min=0, max=MAX_WORKERS, help="Sandbox workers (0: one per CPU core).")
+]
+AllowUnisolatedOption = Annotated[
+    bool,
+    typer.Option(
+        "--allow-unisolated",
+        help="Run untrusted code even when no isolation layer is active (unsafe).",
+    ),
+]
 RulesOption = Annotated[
     Rules,
     typer.Option(

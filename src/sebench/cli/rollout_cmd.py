@@ -16,11 +16,17 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from sebench.cli.options import (
+    ApiDocOption,
     BackendOptions,
     BatchSizeOption,
     ConcurrencyOption,
+    DataSourceOption,
     DeviceOption,
+    LibOption,
+    MemoryOption,
+    ModelOption,
     RetriesOption,
+    ThinkingOption,
     TimeoutOption,
     backend_options,
 )
@@ -203,12 +209,7 @@ def register(app: typer.Typer) -> None:
     @app.command("rollout")
     def rollout_command(
         out: Annotated[Path, typer.Option(help="Responses JSONL to write (resumed if it exists).")],
-        model: Annotated[
-            str | None,
-            typer.Option(
-                help="Checkpoint folder (hf), served model name (openai) or path/name (vllm)."
-            ),
-        ] = None,
+        model: ModelOption = None,
         backend: Annotated[
             BackendKind, typer.Option(help="Where responses come from.")
         ] = BackendKind.HF,
@@ -223,13 +224,7 @@ def register(app: typer.Typer) -> None:
         api_key_env: Annotated[
             str, typer.Option(help="Environment variable holding the API key.")
         ] = "OPENAI_API_KEY",
-        data: Annotated[
-            str | None,
-            typer.Option(
-                help="A JSONL file, a data folder or a hub id "
-                "(default: $SEBENCH_DATA, else the hub)."
-            ),
-        ] = None,
+        data: DataSourceOption = None,
         split: Annotated[
             str | None, typer.Option(help="Split (default: from the file name, else single_test).")
         ] = None,
@@ -244,37 +239,22 @@ def register(app: typer.Typer) -> None:
         temperature: Annotated[float, typer.Option(min=0.0, help="Official: 0.6.")] = 0.6,
         top_p: Annotated[float, typer.Option(min=0.0, max=1.0)] = 1.0,
         max_new_tokens: Annotated[int, typer.Option(min=1, help="Official: 8192.")] = 8192,
-        thinking: Annotated[
-            bool | None,
-            typer.Option(
-                "--thinking/--no-thinking",
-                help="Thinking mode, for chat templates that have one (default: the template's).",
-            ),
-        ] = None,
+        thinking: ThinkingOption = None,
         seed: Annotated[int, typer.Option(help="Base seed; per-sample seeds derive from it.")] = 0,
         concurrency: ConcurrencyOption = 32,
         timeout: TimeoutOption = 900.0,
         max_retries: RetriesOption = 6,
         batch_size: BatchSizeOption = 8,
         device: DeviceOption = None,
-        lib: Annotated[
-            Path | None,
-            typer.Option(help="A built library folder (default: the official library)."),
-        ] = None,
-        api_doc: Annotated[
-            Path | None,
-            typer.Option(help="The official api_doc.jsonl (default: found next to the data)."),
-        ] = None,
+        lib: LibOption = None,
+        api_doc: ApiDocOption = None,
         top_k: Annotated[
             int, typer.Option(min=1, help="Docs retrieved in open-retrieved mode.")
         ] = 5,
         retry_errors: Annotated[
             bool, typer.Option(help="On resume, retry samples whose request failed.")
         ] = True,
-        memory: Annotated[
-            Path | None,
-            typer.Option(help="Insights shown in memory mode (`sebench memory build`)."),
-        ] = None,
+        memory: MemoryOption = None,
     ) -> None:
         """Sample responses for tasks x modes x samples into OUT (rows `sebench eval` reads)."""
         from sebench.data.sources import load, load_subset

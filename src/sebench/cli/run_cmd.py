@@ -25,9 +25,12 @@ from rich.console import Console
 from rich.table import Table
 
 from sebench.cli.options import (
+    ApiKeyEnvOption,
+    BaseUrlOption,
     BatchSizeOption,
     ConcurrencyOption,
     DeviceOption,
+    MemoryOption,
     RetriesOption,
     RulesOption,
     TimeoutOption,
@@ -145,12 +148,8 @@ def register(app: typer.Typer) -> None:
         backend: Annotated[
             BackendKind, typer.Option(help="Where the model's responses come from.")
         ] = BackendKind.HF,
-        base_url: Annotated[
-            list[str] | None, typer.Option("--base-url", help="openai: server URL (repeatable).")
-        ] = None,
-        api_key_env: Annotated[
-            str, typer.Option(help="openai: variable holding the API key.")
-        ] = "OPENAI_API_KEY",
+        base_url: BaseUrlOption = None,
+        api_key_env: ApiKeyEnvOption = "OPENAI_API_KEY",
         data: Annotated[
             str | None,
             typer.Option(
@@ -208,10 +207,7 @@ def register(app: typer.Typer) -> None:
             ),
         ] = False,
         rules: RulesOption = Rules.STRICT,
-        memory: Annotated[
-            Path | None,
-            typer.Option(help="Insights shown in memory mode (`sebench memory build`)."),
-        ] = None,
+        memory: MemoryOption = None,
     ) -> None:
         """Rollout, grade and summarize in one table (model x splits x modes, plus agents)."""
         from sebench.data.sources import DATA_ENV, HUB_REPO, load

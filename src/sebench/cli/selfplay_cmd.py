@@ -12,7 +12,13 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from sebench.cli.options import ConcurrencyOption, RetriesOption, TimeoutOption
+from sebench.cli.options import (
+    ApiKeyEnvOption,
+    BaseUrlOption,
+    ConcurrencyOption,
+    RetriesOption,
+    TimeoutOption,
+)
 from sebench.grading.sandbox.config import MAX_WORKERS
 from sebench.training.grpo import GRPOSettings
 from sebench.training.sft import SFTTrainingConfig
@@ -68,12 +74,8 @@ def register(app: typer.Typer) -> None:
                 "serves each round's checkpoint under its path (`vllm serve OUT/round-1/model`)."
             ),
         ] = ServingOption.HF,
-        base_url: Annotated[
-            list[str] | None, typer.Option("--base-url", help="openai: server URL (repeatable).")
-        ] = None,
-        api_key_env: Annotated[
-            str, typer.Option(help="openai: variable holding the API key.")
-        ] = "OPENAI_API_KEY",
+        base_url: BaseUrlOption = None,
+        api_key_env: ApiKeyEnvOption = "OPENAI_API_KEY",
         functions: Annotated[
             str, typer.Option(help="NumPy names to write tasks for (`mean,linalg.inv`) or `all`.")
         ] = "all",

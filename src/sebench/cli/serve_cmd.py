@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from sebench.grading.sandbox.config import MAX_WORKERS
+from sebench.cli.options import AllowUnisolatedOption, WorkersOption
 from sebench.integrations.reward_service import (
     DEFAULT_BATCHES_AT_ONCE,
     DEFAULT_CAPACITY,
@@ -37,12 +37,7 @@ def serve_reward_command(
     port: Annotated[
         int, typer.Option("--port", min=0, max=65535, help="Port (0: any free one).")
     ] = 5000,
-    workers: Annotated[
-        int,
-        typer.Option(
-            "--workers", min=0, max=MAX_WORKERS, help="Sandbox workers (0: one per CPU core)."
-        ),
-    ] = 0,
+    workers: WorkersOption = 0,
     timeout: Annotated[
         float, typer.Option("--timeout", min=0.1, help="Seconds per program (official: 3).")
     ] = 3.0,
@@ -58,13 +53,7 @@ def serve_reward_command(
     max_body_mb: Annotated[
         int, typer.Option("--max-body-mb", min=1, help="Largest request body (MiB).")
     ] = DEFAULT_MAX_BODY_BYTES // (1024 * 1024),
-    allow_unisolated: Annotated[
-        bool,
-        typer.Option(
-            "--allow-unisolated",
-            help="Run untrusted code even when no isolation layer is active (unsafe).",
-        ),
-    ] = False,
+    allow_unisolated: AllowUnisolatedOption = False,
 ) -> None:
     """Serve the grader's rewards over HTTP in OpenRLHF's remote reward format.
 

@@ -9,9 +9,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from sebench.cli.options import RulesOption
+from sebench.cli.options import RulesOption, WorkersOption
 from sebench.grading.rules import Rules
-from sebench.grading.sandbox.config import MAX_WORKERS
 
 MAX_LISTED = 60  # non-verified tasks listed on screen; the --report file has all of them
 
@@ -59,9 +58,7 @@ def validate(
     report: Annotated[
         Path | None, typer.Option("--report", help="Write every task's outcome here (JSONL).")
     ] = None,
-    workers: Annotated[
-        int, typer.Option(min=0, max=MAX_WORKERS, help="Sandbox workers (0: one per CPU core).")
-    ] = 0,
+    workers: WorkersOption = 0,
     no_plain: Annotated[
         bool, typer.Option("--no-plain", help="Skip running the plain-Python references.")
     ] = False,
