@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from sebench.cli.options import (
+    AllowUnisolatedOption,
     ApiDocOption,
     ApiKeyEnvOption,
     BaseUrlOption,
@@ -18,11 +19,13 @@ from sebench.cli.options import (
     ConcurrencyOption,
     DeviceOption,
     LibOption,
+    ModelOption,
     RetriesOption,
+    ThinkingOption,
     TimeoutOption,
+    WorkersOption,
 )
 from sebench.cli.rollout_cmd import BackendKind
-from sebench.grading.sandbox.config import MAX_WORKERS
 
 data_app = typer.Typer(
     help="Inspect data (check a file, show a task) and make SFT data from a model's answers.",
@@ -106,10 +109,7 @@ def sft(
     out: Annotated[
         Path, typer.Option(help="SFT data JSONL to write (side files next to it; resumed).")
     ],
-    model: Annotated[
-        str | None,
-        typer.Option(help="Checkpoint folder (hf), served model name (openai) or path (vllm)."),
-    ] = None,
+    model: ModelOption = None,
     backend: Annotated[
         BackendKind, typer.Option(help="Where the answers come from.")
     ] = BackendKind.HF,
@@ -118,7 +118,7 @@ def sft(
     ] = 5,
     temperature: Annotated[float, typer.Option(min=0.0, help="Official: 0.6.")] = 0.6,
     max_new_tokens: Annotated[int, typer.Option(min=1, help="Official: 8192.")] = 8192,
-    thinking: Annotated[bool | None, typer.Option("--thinking/--no-thinking")] = None,
+    thinking: ThinkingOption = None,
     seed: Annotated[int, typer.Option(help="Base seed; per-sample seeds derive from it.")] = 0,
     split: Annotated[
         str | None,
@@ -134,16 +134,8 @@ def sft(
     device: DeviceOption = None,
     lib: LibOption = None,
     api_doc: ApiDocOption = None,
-    workers: Annotated[
-        int, typer.Option(min=0, max=MAX_WORKERS, help="Sandbox workers (0: one per core).")
-    ] = 0,
-    allow_unisolated: Annotated[
-        bool,
-        typer.Option(
-            "--allow-unisolated",
-            help="Grade even where no sandbox isolation layer is active (unsafe).",
-        ),
-    ] = False,
+    workers: WorkersOption = 0,
+    allow_unisolated: AllowUnisolatedOption = False,
 ) -> None:
     """Sample open-book answers, grade them, keep the correct ones with both their open and
     closed prompts (for `sebench train sft --mode open|closed --data OUT`); exit 1 if none is kept."""

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from sebench.cli.options import AllowUnisolatedOption, RulesOption, WorkersOption
+from sebench.cli.options import AllowUnisolatedOption, LibOption, RulesOption, WorkersOption
 from sebench.errors import SebenchError
 from sebench.grading.rules import Rules
 
@@ -22,10 +22,7 @@ def eval_command(
     ],
     out: Annotated[Path, typer.Option("--out", help="Results JSONL (appended; resumable).")],
     summary: Annotated[Path, typer.Option("--summary", help="Summary JSON to write.")],
-    lib: Annotated[
-        Path | None,
-        typer.Option("--lib", help="A library built by `sebench lib build` (default: official)."),
-    ] = None,
+    lib: LibOption = None,
     data: Annotated[
         list[str] | None,
         typer.Option(

@@ -15,7 +15,9 @@ from sebench.cli.options import (
     BatchSizeOption,
     ConcurrencyOption,
     DeviceOption,
+    ModelOption,
     RetriesOption,
+    ThinkingOption,
     TimeoutOption,
 )
 from sebench.cli.rollout_cmd import BackendKind
@@ -40,10 +42,7 @@ def build(
         ),
     ],
     out: Annotated[Path, typer.Option(help="Insights JSON to write.")],
-    model: Annotated[
-        str | None,
-        typer.Option(help="Checkpoint folder (hf), served model name (openai) or path (vllm)."),
-    ] = None,
+    model: ModelOption = None,
     backend: Annotated[
         BackendKind, typer.Option(help="The model that writes the insights.")
     ] = BackendKind.HF,
@@ -58,7 +57,7 @@ def build(
     ] = DEFAULT.max_insight_chars,
     temperature: Annotated[float, typer.Option(min=0.0)] = DEFAULT.sampling.temperature,
     max_new_tokens: Annotated[int, typer.Option(min=1)] = DEFAULT.sampling.max_new_tokens,
-    thinking: Annotated[bool | None, typer.Option("--thinking/--no-thinking")] = None,
+    thinking: ThinkingOption = None,
     seed: Annotated[int, typer.Option()] = DEFAULT.seed,
     base_url: BaseUrlOption = None,
     api_key_env: ApiKeyEnvOption = "OPENAI_API_KEY",

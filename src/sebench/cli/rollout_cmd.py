@@ -17,6 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from sebench.cli.options import (
     ApiDocOption,
+    ApiKeyEnvOption,
     BackendOptions,
     BatchSizeOption,
     ConcurrencyOption,
@@ -221,9 +222,7 @@ def register(app: typer.Typer) -> None:
                 "default http://127.0.0.1:8000/v1.",
             ),
         ] = None,
-        api_key_env: Annotated[
-            str, typer.Option(help="Environment variable holding the API key.")
-        ] = "OPENAI_API_KEY",
+        api_key_env: ApiKeyEnvOption = "OPENAI_API_KEY",
         data: DataSourceOption = None,
         split: Annotated[
             str | None, typer.Option(help="Split (default: from the file name, else single_test).")

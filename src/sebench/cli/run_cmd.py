@@ -25,15 +25,21 @@ from rich.console import Console
 from rich.table import Table
 
 from sebench.cli.options import (
+    AllowUnisolatedOption,
+    ApiDocOption,
     ApiKeyEnvOption,
     BaseUrlOption,
     BatchSizeOption,
     ConcurrencyOption,
+    DataSourceOption,
     DeviceOption,
+    LibOption,
     MemoryOption,
     RetriesOption,
     RulesOption,
+    ThinkingOption,
     TimeoutOption,
+    WorkersOption,
     backend_options,
 )
 from sebench.cli.rollout_cmd import (
@@ -46,7 +52,6 @@ from sebench.cli.rollout_cmd import (
     stop_on_interrupt,
 )
 from sebench.grading.rules import Rules
-from sebench.grading.sandbox.config import MAX_WORKERS
 from sebench.prompts.modes import PromptMode
 
 AGENTS = (BackendKind.ORACLE, BackendKind.NUMPY_AGENT, BackendKind.PLAIN_AGENT)
@@ -150,13 +155,7 @@ def register(app: typer.Typer) -> None:
         ] = BackendKind.HF,
         base_url: BaseUrlOption = None,
         api_key_env: ApiKeyEnvOption = "OPENAI_API_KEY",
-        data: Annotated[
-            str | None,
-            typer.Option(
-                help="A data folder, a JSONL file or a hub id "
-                "(default: $SEBENCH_DATA, else the hub)."
-            ),
-        ] = None,
+        data: DataSourceOption = None,
         split: Annotated[
             list[str] | None, typer.Option(help="Split (repeatable; default single_test).")
         ] = None,
@@ -181,7 +180,7 @@ def register(app: typer.Typer) -> None:
                 f"{OFFICIAL_MAX_NEW_TOKENS}.",
             ),
         ] = None,
-        thinking: Annotated[bool | None, typer.Option("--thinking/--no-thinking")] = None,
+        thinking: ThinkingOption = None,
         seed: Annotated[int, typer.Option(help="Seeds the task sample and the samples.")] = 0,
         out: Annotated[
             Path | None,
@@ -192,20 +191,10 @@ def register(app: typer.Typer) -> None:
         max_retries: RetriesOption = 6,
         batch_size: BatchSizeOption = 8,
         device: DeviceOption = None,
-        lib: Annotated[
-            Path | None, typer.Option(help="A built library folder (default: official).")
-        ] = None,
-        api_doc: Annotated[Path | None, typer.Option(help="The official api_doc.jsonl.")] = None,
-        workers: Annotated[
-            int, typer.Option(min=0, max=MAX_WORKERS, help="Sandbox workers (0: one per core).")
-        ] = 0,
-        allow_unisolated: Annotated[
-            bool,
-            typer.Option(
-                "--allow-unisolated",
-                help="Grade even where no sandbox isolation layer is active (unsafe).",
-            ),
-        ] = False,
+        lib: LibOption = None,
+        api_doc: ApiDocOption = None,
+        workers: WorkersOption = 0,
+        allow_unisolated: AllowUnisolatedOption = False,
         rules: RulesOption = Rules.STRICT,
         memory: MemoryOption = None,
     ) -> None:

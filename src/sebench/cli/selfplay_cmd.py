@@ -13,13 +13,15 @@ from rich.console import Console
 from rich.table import Table
 
 from sebench.cli.options import (
+    ApiDocOption,
     ApiKeyEnvOption,
     BaseUrlOption,
     ConcurrencyOption,
+    LibOption,
     RetriesOption,
     TimeoutOption,
+    WorkersOption,
 )
-from sebench.grading.sandbox.config import MAX_WORKERS
 from sebench.training.grpo import GRPOSettings
 from sebench.training.sft import SFTTrainingConfig
 
@@ -133,13 +135,9 @@ def register(app: typer.Typer) -> None:
         seed: Annotated[
             int, typer.Option(help="Round r writes, solves and trains with seed + r.")
         ] = 0,
-        lib: Annotated[
-            Path | None, typer.Option(help="A built library folder (default: official).")
-        ] = None,
-        api_doc: Annotated[Path | None, typer.Option(help="The official api_doc.jsonl.")] = None,
-        workers: Annotated[
-            int, typer.Option(min=0, max=MAX_WORKERS, help="Sandbox workers (0: one per core).")
-        ] = 0,
+        lib: LibOption = None,
+        api_doc: ApiDocOption = None,
+        workers: WorkersOption = 0,
         force: Annotated[
             bool,
             typer.Option(

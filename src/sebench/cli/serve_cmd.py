@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from sebench.cli.options import AllowUnisolatedOption, WorkersOption
+from sebench.cli.options import AllowUnisolatedOption, LibOption, WorkersOption
 from sebench.integrations.reward_service import (
     DEFAULT_BATCHES_AT_ONCE,
     DEFAULT_CAPACITY,
@@ -27,10 +26,7 @@ def serve_reward_command(
             "Default: $SEBENCH_DATA. Labels may also carry the whole task row.",
         ),
     ] = None,
-    lib: Annotated[
-        Path | None,
-        typer.Option("--lib", help="A library built by `sebench lib build` (default: official)."),
-    ] = None,
+    lib: LibOption = None,
     host: Annotated[
         str, typer.Option("--host", help="Address to listen on (0.0.0.0: every interface).")
     ] = "127.0.0.1",

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from sebench.cli.options import (
+    ApiKeyEnvOption,
     BackendOptions,
     ConcurrencyOption,
     RetriesOption,
@@ -102,9 +103,7 @@ def generate(
     batch: Annotated[
         int, typer.Option(min=1, help="Model-written: requests per batch (a kill loses one).")
     ] = 16,
-    api_key_env: Annotated[
-        str, typer.Option(help="Environment variable holding the API key.")
-    ] = "OPENAI_API_KEY",
+    api_key_env: ApiKeyEnvOption = "OPENAI_API_KEY",
     concurrency: ConcurrencyOption = 32,
     timeout: TimeoutOption = 900.0,
     max_retries: RetriesOption = 6,
