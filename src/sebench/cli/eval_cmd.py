@@ -8,12 +8,15 @@ from typing import Annotated
 
 import typer
 
-from sebench.cli.options import AllowUnisolatedOption, LibOption, RulesOption, WorkersOption
+from sebench.cli.options import (
+    AllowUnisolatedOption,
+    LibOption,
+    RulesOption,
+    SandboxTimeoutOption,
+    WorkersOption,
+)
 from sebench.errors import SebenchError
 from sebench.grading.rules import Rules
-
-# Below this even an empty program times out: the child's set-up alone takes a few milliseconds.
-MIN_TIMEOUT_S = 0.1
 
 
 def eval_command(
@@ -32,10 +35,7 @@ def eval_command(
         ),
     ] = None,
     workers: WorkersOption = 0,
-    timeout: Annotated[
-        float,
-        typer.Option("--timeout", min=MIN_TIMEOUT_S, help="Seconds per program (official: 3)."),
-    ] = 3.0,
+    timeout: SandboxTimeoutOption = 3.0,
     tolerance: Annotated[
         float, typer.Option("--tolerance", min=0.0, help="Absolute tolerance (official: 1e-2).")
     ] = 1e-2,

@@ -57,6 +57,12 @@ MemoryOption = Annotated[
 ]
 
 # How to grade (`sebench eval`, `run`, `validate`, `serve-reward`, `data sft`, `selfplay`).
+
+# Below this even an empty program times out: the child's set-up alone takes a few milliseconds.
+MIN_TIMEOUT_S = 0.1
+SandboxTimeoutOption = Annotated[
+    float, typer.Option(min=MIN_TIMEOUT_S, help="Seconds per program (official: 3).")
+]
 WorkersOption = Annotated[
     int, typer.Option(min=0, max=MAX_WORKERS, help="Sandbox workers (0: one per CPU core).")
 ]

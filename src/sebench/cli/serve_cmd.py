@@ -7,7 +7,12 @@ from typing import Annotated
 
 import typer
 
-from sebench.cli.options import AllowUnisolatedOption, LibOption, WorkersOption
+from sebench.cli.options import (
+    AllowUnisolatedOption,
+    LibOption,
+    SandboxTimeoutOption,
+    WorkersOption,
+)
 from sebench.integrations.reward_service import (
     DEFAULT_BATCHES_AT_ONCE,
     DEFAULT_CAPACITY,
@@ -34,9 +39,7 @@ def serve_reward_command(
         int, typer.Option("--port", min=0, max=65535, help="Port (0: any free one).")
     ] = 5000,
     workers: WorkersOption = 0,
-    timeout: Annotated[
-        float, typer.Option("--timeout", min=0.1, help="Seconds per program (official: 3).")
-    ] = 3.0,
+    timeout: SandboxTimeoutOption = 3.0,
     capacity: Annotated[
         int,
         typer.Option(
