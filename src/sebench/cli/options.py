@@ -56,6 +56,17 @@ MemoryOption = Annotated[
     Path | None, typer.Option(help="Insights shown in memory mode (`sebench memory build`).")
 ]
 
+# The library of the commands that train locally (`sebench demo`, `train tasks`, `train grpo`):
+# --lib, else the official one from --api-doc, else a fresh one from --library-seed.
+DemoApiDocOption = Annotated[
+    Path | None, typer.Option(help="Use the official library built from this api_doc.jsonl.")
+]
+DemoLibOption = Annotated[Path | None, typer.Option(help="Use this built library folder.")]
+LibrarySeedOption = Annotated[
+    int,
+    typer.Option(help="Seed of the fresh library used when neither --api-doc nor --lib is given."),
+]
+
 # How to grade (`sebench eval`, `run`, `validate`, `serve-reward`, `data sft`, `selfplay`).
 
 # Below this even an empty program times out: the child's set-up alone takes a few milliseconds.
