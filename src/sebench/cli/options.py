@@ -15,8 +15,7 @@ import typer
 from sebench.grading.rules import Rules
 from sebench.grading.sandbox.config import MAX_WORKERS
 
-# Which model, and how to reach it (`sebench rollout`, `run`, `data sft`, `memory build`, `tasks
-# generate`, `selfplay`).
+# Which model, and how to reach it.
 ModelOption = Annotated[
     str | None,
     typer.Option(help="Checkpoint folder (hf), served model name (openai) or path/name (vllm)."),
@@ -67,7 +66,7 @@ LibrarySeedOption = Annotated[
     typer.Option(help="Seed of the fresh library used when neither --api-doc nor --lib is given."),
 ]
 
-# How to grade (`sebench eval`, `run`, `validate`, `serve-reward`, `data sft`, `selfplay`).
+# How to grade.
 
 # Below this even an empty program times out: the child's set-up alone takes a few milliseconds.
 MIN_TIMEOUT_S = 0.1
