@@ -75,6 +75,17 @@ def test_importing_the_grader_loads_no_torch() -> None:
     assert out.stdout.strip() == ""
 
 
+def test_cli_help_loads_no_heavy_extra() -> None:
+    """`pip install -e .` without extras must start the CLI: --help imports none of them."""
+    code = (
+        "import sys; sys.argv = ['sebench', '--help']; import sebench.cli.main as m\n"
+        "try: m.main()\nexcept SystemExit: pass\n"
+        f"print(','.join(m for m in {HEAVY!r} if m in sys.modules), file=sys.stderr)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stderr.strip() == ""
+
+
 def test_cli_lists_every_command_group() -> None:
     out = subprocess.run(
         [sys.executable, "-m", "sebench.cli.main", "--help"], capture_output=True, text=True

@@ -10,15 +10,22 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from sebench.cli.rollout_cmd import (
-    BackendKind,
+from sebench.cli.options import (
+    AllowUnisolatedOption,
+    ApiDocOption,
+    ApiKeyEnvOption,
+    BaseUrlOption,
     BatchSizeOption,
     ConcurrencyOption,
     DeviceOption,
+    LibOption,
+    ModelOption,
     RetriesOption,
+    ThinkingOption,
     TimeoutOption,
+    WorkersOption,
 )
-from sebench.grading.sandbox.config import MAX_WORKERS
+from sebench.cli.rollout_cmd import BackendKind
 
 data_app = typer.Typer(
     help="Inspect data (check a file, show a task) and make SFT data from a model's answers.",
@@ -102,10 +109,7 @@ def sft(
     out: Annotated[
         Path, typer.Option(help="SFT data JSONL to write (side files next to it; resumed).")
     ],
-    model: Annotated[
-        str | None,
-        typer.Option(help="Checkpoint folder (hf), served model name (openai) or path (vllm)."),
-    ] = None,
+    model: ModelOption = None,
     backend: Annotated[
         BackendKind, typer.Option(help="Where the answers come from.")
     ] = BackendKind.HF,
@@ -114,47 +118,30 @@ def sft(
     ] = 5,
     temperature: Annotated[float, typer.Option(min=0.0, help="Official: 0.6.")] = 0.6,
     max_new_tokens: Annotated[int, typer.Option(min=1, help="Official: 8192.")] = 8192,
-    thinking: Annotated[bool | None, typer.Option("--thinking/--no-thinking")] = None,
+    thinking: ThinkingOption = None,
     seed: Annotated[int, typer.Option(help="Base seed; per-sample seeds derive from it.")] = 0,
     split: Annotated[
         str | None,
         typer.Option(help="Split of the tasks (default: from the file name, else train)."),
     ] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N tasks.")] = None,
-    base_url: Annotated[
-        list[str] | None, typer.Option("--base-url", help="openai: server URL (repeatable).")
-    ] = None,
-    api_key_env: Annotated[
-        str, typer.Option(help="openai: variable holding the API key.")
-    ] = "OPENAI_API_KEY",
+    base_url: BaseUrlOption = None,
+    api_key_env: ApiKeyEnvOption = "OPENAI_API_KEY",
     concurrency: ConcurrencyOption = 32,
     timeout: TimeoutOption = 900.0,
     max_retries: RetriesOption = 6,
     batch_size: BatchSizeOption = 8,
     device: DeviceOption = None,
-    lib: Annotated[
-        Path | None, typer.Option(help="A built library folder (default: the official library).")
-    ] = None,
-    api_doc: Annotated[
-        Path | None,
-        typer.Option(help="The official api_doc.jsonl (default: found next to the data)."),
-    ] = None,
-    workers: Annotated[
-        int, typer.Option(min=0, max=MAX_WORKERS, help="Sandbox workers (0: one per core).")
-    ] = 0,
-    allow_unisolated: Annotated[
-        bool,
-        typer.Option(
-            "--allow-unisolated",
-            help="Grade even where no sandbox isolation layer is active (unsafe).",
-        ),
-    ] = False,
+    lib: LibOption = None,
+    api_doc: ApiDocOption = None,
+    workers: WorkersOption = 0,
+    allow_unisolated: AllowUnisolatedOption = False,
 ) -> None:
     """Sample open-book answers, grade them, keep the correct ones with both their open and
     closed prompts (for `sebench train sft --mode open|closed --data OUT`); exit 1 if none is kept."""
+    from sebench.cli.options import backend_options
     from sebench.cli.progress import progress_view
     from sebench.cli.rollout_cmd import (
-        BackendOptions,
         describe,
         fail_if_nothing_succeeded,
         make_backend,
@@ -182,15 +169,8 @@ def sft(
     chosen_split = split or infer_split(data) or "train"
     tasks = load_file(data, chosen_split)
     library = resolve_library(lib, data, api_doc)
-    options = BackendOptions(
-        model=model,
-        base_urls=tuple(base_url or ()),
-        api_key_env=api_key_env,
-        concurrency=concurrency,
-        timeout_s=timeout,
-        max_retries=max_retries,
-        batch_size=batch_size,
-        device=device,
+    options = backend_options(
+        model, base_url, api_key_env, concurrency, timeout, max_retries, batch_size, device
     )
     engine = make_backend(backend, options, tasks=tasks, library=library)
     try:

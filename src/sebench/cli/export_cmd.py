@@ -8,15 +8,13 @@ from typing import Annotated
 
 import typer
 
+from sebench.cli.options import LibOption
+
 DataOption = Annotated[
     list[str],
     typer.Option(
         "--data", help="Tasks: file or folder (repeatable; SPLIT=PATH to name the split)."
     ),
-]
-LibOption = Annotated[
-    Path | None,
-    typer.Option("--lib", help="A library built by `sebench lib build` (default: official)."),
 ]
 
 

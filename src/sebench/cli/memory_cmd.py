@@ -8,14 +8,19 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from sebench.cli.rollout_cmd import (
-    BackendKind,
+from sebench.cli.options import (
+    ApiDocOption,
+    ApiKeyEnvOption,
+    BaseUrlOption,
     BatchSizeOption,
     ConcurrencyOption,
     DeviceOption,
+    ModelOption,
     RetriesOption,
+    ThinkingOption,
     TimeoutOption,
 )
+from sebench.cli.rollout_cmd import BackendKind
 from sebench.training.insights import MemoryBuildConfig
 
 DEFAULT = MemoryBuildConfig()
@@ -37,10 +42,7 @@ def build(
         ),
     ],
     out: Annotated[Path, typer.Option(help="Insights JSON to write.")],
-    model: Annotated[
-        str | None,
-        typer.Option(help="Checkpoint folder (hf), served model name (openai) or path (vllm)."),
-    ] = None,
+    model: ModelOption = None,
     backend: Annotated[
         BackendKind, typer.Option(help="The model that writes the insights.")
     ] = BackendKind.HF,
@@ -55,14 +57,10 @@ def build(
     ] = DEFAULT.max_insight_chars,
     temperature: Annotated[float, typer.Option(min=0.0)] = DEFAULT.sampling.temperature,
     max_new_tokens: Annotated[int, typer.Option(min=1)] = DEFAULT.sampling.max_new_tokens,
-    thinking: Annotated[bool | None, typer.Option("--thinking/--no-thinking")] = None,
+    thinking: ThinkingOption = None,
     seed: Annotated[int, typer.Option()] = DEFAULT.seed,
-    base_url: Annotated[
-        list[str] | None, typer.Option("--base-url", help="openai: server URL (repeatable).")
-    ] = None,
-    api_key_env: Annotated[
-        str, typer.Option(help="openai: variable holding the API key.")
-    ] = "OPENAI_API_KEY",
+    base_url: BaseUrlOption = None,
+    api_key_env: ApiKeyEnvOption = "OPENAI_API_KEY",
     concurrency: ConcurrencyOption = 1,
     timeout: TimeoutOption = 900.0,
     max_retries: RetriesOption = 6,
@@ -75,15 +73,13 @@ def build(
             "--data, else the official library)."
         ),
     ] = None,
-    api_doc: Annotated[
-        Path | None,
-        typer.Option(help="The official api_doc.jsonl (default: found next to the data)."),
-    ] = None,
+    api_doc: ApiDocOption = None,
 ) -> None:
     """Let a model read solved tasks in batches and keep a short list of insights about the
     library (Expel's ADD / EDIT / UPVOTE / DOWNVOTE); shown by prompt mode `memory`."""
+    from sebench.cli.options import backend_options
     from sebench.cli.progress import progress_view
-    from sebench.cli.rollout_cmd import BackendOptions, make_backend, resolve_library
+    from sebench.cli.rollout_cmd import make_backend, resolve_library
     from sebench.errors import SebenchError
     from sebench.rollout.backend import SamplingConfig
     from sebench.training.insights import (
@@ -110,15 +106,8 @@ def build(
     console = Console(stderr=True, highlight=False)
     solved = read_solved(data)
     library = resolve_library(lib or _recorded_library(data, api_doc), None, api_doc)
-    options = BackendOptions(
-        model=model,
-        base_urls=tuple(base_url or ()),
-        api_key_env=api_key_env,
-        concurrency=concurrency,
-        timeout_s=timeout,
-        max_retries=max_retries,
-        batch_size=batch_size,
-        device=device,
+    options = backend_options(
+        model, base_url, api_key_env, concurrency, timeout, max_retries, batch_size, device
     )
     engine = make_backend(backend, options, tasks=[], library=library)
     # each batch's answer is kept here as it comes: a rerun asks only for the missing batches

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from sebench.cli.options import ApiDocOption, DataSourceOption, LibOption, MemoryOption
 from sebench.prompts.modes import PromptMode
 
 prompt_app = typer.Typer(help="Show the prompts models receive.", no_args_is_help=True)
@@ -17,28 +17,15 @@ prompt_app = typer.Typer(help="Show the prompts models receive.", no_args_is_hel
 def show(
     task_id: Annotated[str, typer.Argument(help="A task id, or a 0-based row index.")],
     mode: Annotated[PromptMode, typer.Option(help="Which prompt.")] = PromptMode.CLOSED,
-    data: Annotated[
-        str | None,
-        typer.Option(
-            help="A JSONL file, a data folder or a hub id (default: $SEBENCH_DATA, else the hub)."
-        ),
-    ] = None,
+    data: DataSourceOption = None,
     split: Annotated[
         str | None,
         typer.Option(help="Split (default: from the task id or the file name, else single_test)."),
     ] = None,
-    lib: Annotated[
-        Path | None, typer.Option(help="A built library folder (default: the official library).")
-    ] = None,
-    api_doc: Annotated[
-        Path | None,
-        typer.Option(help="The official api_doc.jsonl (default: found next to the data)."),
-    ] = None,
+    lib: LibOption = None,
+    api_doc: ApiDocOption = None,
     top_k: Annotated[int, typer.Option(min=1, help="Docs retrieved in open-retrieved mode.")] = 5,
-    memory: Annotated[
-        Path | None,
-        typer.Option(help="Insights shown in memory mode (`sebench memory build`)."),
-    ] = None,
+    memory: MemoryOption = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the chat messages as JSON.")
     ] = False,

@@ -7,7 +7,6 @@ choosing a backend (one `match`), and the progress bar.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
@@ -16,6 +15,22 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from sebench.cli.options import (
+    ApiDocOption,
+    ApiKeyEnvOption,
+    BackendOptions,
+    BatchSizeOption,
+    ConcurrencyOption,
+    DataSourceOption,
+    DeviceOption,
+    LibOption,
+    MemoryOption,
+    ModelOption,
+    RetriesOption,
+    ThinkingOption,
+    TimeoutOption,
+    backend_options,
+)
 from sebench.prompts.modes import PromptMode
 
 if TYPE_CHECKING:
@@ -72,29 +87,6 @@ def resolve_library(lib: Path | None, data: str | Path | None, api_doc: Path | N
     from sebench.library.cache import official_library
 
     return official_library(api_doc or find_api_doc(data))
-
-
-# Backend options `sebench rollout` and `sebench run` both take.
-ConcurrencyOption = Annotated[int, typer.Option(min=1, help="openai: requests in flight.")]
-TimeoutOption = Annotated[float, typer.Option(min=0.1, help="openai: seconds per attempt.")]
-RetriesOption = Annotated[int, typer.Option(min=0, help="openai: retries per request.")]
-BatchSizeOption = Annotated[int, typer.Option(min=1, help="hf: prompts per batch.")]
-DeviceOption = Annotated[str | None, typer.Option(help="hf: torch device.")]
-
-
-@dataclass(frozen=True)
-class BackendOptions:
-    """How to reach a model: what the backend options of the commands say."""
-
-    # No defaults here: the commands' options hold them, and always pass every field.
-    model: str | None
-    base_urls: tuple[str, ...]
-    api_key_env: str
-    concurrency: int
-    timeout_s: float
-    max_retries: int
-    batch_size: int
-    device: str | None
 
 
 def make_backend(
@@ -218,12 +210,7 @@ def register(app: typer.Typer) -> None:
     @app.command("rollout")
     def rollout_command(
         out: Annotated[Path, typer.Option(help="Responses JSONL to write (resumed if it exists).")],
-        model: Annotated[
-            str | None,
-            typer.Option(
-                help="Checkpoint folder (hf), served model name (openai) or path/name (vllm)."
-            ),
-        ] = None,
+        model: ModelOption = None,
         backend: Annotated[
             BackendKind, typer.Option(help="Where responses come from.")
         ] = BackendKind.HF,
@@ -235,16 +222,8 @@ def register(app: typer.Typer) -> None:
                 "default http://127.0.0.1:8000/v1.",
             ),
         ] = None,
-        api_key_env: Annotated[
-            str, typer.Option(help="Environment variable holding the API key.")
-        ] = "OPENAI_API_KEY",
-        data: Annotated[
-            str | None,
-            typer.Option(
-                help="A JSONL file, a data folder or a hub id "
-                "(default: $SEBENCH_DATA, else the hub)."
-            ),
-        ] = None,
+        api_key_env: ApiKeyEnvOption = "OPENAI_API_KEY",
+        data: DataSourceOption = None,
         split: Annotated[
             str | None, typer.Option(help="Split (default: from the file name, else single_test).")
         ] = None,
@@ -259,37 +238,22 @@ def register(app: typer.Typer) -> None:
         temperature: Annotated[float, typer.Option(min=0.0, help="Official: 0.6.")] = 0.6,
         top_p: Annotated[float, typer.Option(min=0.0, max=1.0)] = 1.0,
         max_new_tokens: Annotated[int, typer.Option(min=1, help="Official: 8192.")] = 8192,
-        thinking: Annotated[
-            bool | None,
-            typer.Option(
-                "--thinking/--no-thinking",
-                help="Thinking mode, for chat templates that have one (default: the template's).",
-            ),
-        ] = None,
+        thinking: ThinkingOption = None,
         seed: Annotated[int, typer.Option(help="Base seed; per-sample seeds derive from it.")] = 0,
         concurrency: ConcurrencyOption = 32,
         timeout: TimeoutOption = 900.0,
         max_retries: RetriesOption = 6,
         batch_size: BatchSizeOption = 8,
         device: DeviceOption = None,
-        lib: Annotated[
-            Path | None,
-            typer.Option(help="A built library folder (default: the official library)."),
-        ] = None,
-        api_doc: Annotated[
-            Path | None,
-            typer.Option(help="The official api_doc.jsonl (default: found next to the data)."),
-        ] = None,
+        lib: LibOption = None,
+        api_doc: ApiDocOption = None,
         top_k: Annotated[
             int, typer.Option(min=1, help="Docs retrieved in open-retrieved mode.")
         ] = 5,
         retry_errors: Annotated[
             bool, typer.Option(help="On resume, retry samples whose request failed.")
         ] = True,
-        memory: Annotated[
-            Path | None,
-            typer.Option(help="Insights shown in memory mode (`sebench memory build`)."),
-        ] = None,
+        memory: MemoryOption = None,
     ) -> None:
         """Sample responses for tasks x modes x samples into OUT (rows `sebench eval` reads)."""
         from sebench.data.sources import load, load_subset
@@ -318,15 +282,8 @@ def register(app: typer.Typer) -> None:
             memory=load_memory(memory) if memory is not None else None,
         )
         chosen = backend
-        options = BackendOptions(
-            model=model,
-            base_urls=tuple(base_url or ()),
-            api_key_env=api_key_env,
-            concurrency=concurrency,
-            timeout_s=timeout,
-            max_retries=max_retries,
-            batch_size=batch_size,
-            device=device,
+        options = backend_options(
+            model, base_url, api_key_env, concurrency, timeout, max_retries, batch_size, device
         )
         engine = make_backend(chosen, options, tasks=tasks, library=library)
         try:

@@ -24,16 +24,27 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from sebench.cli.eval_cmd import RulesOption
-from sebench.cli.rollout_cmd import (
-    BackendKind,
-    BackendOptions,
+from sebench.cli.options import (
+    AllowUnisolatedOption,
+    ApiDocOption,
+    ApiKeyEnvOption,
+    BaseUrlOption,
     BatchSizeOption,
     ConcurrencyOption,
+    DataSourceOption,
     DeviceOption,
-    ProgressBar,
+    LibOption,
+    MemoryOption,
     RetriesOption,
+    RulesOption,
+    ThinkingOption,
     TimeoutOption,
+    WorkersOption,
+    backend_options,
+)
+from sebench.cli.rollout_cmd import (
+    BackendKind,
+    ProgressBar,
     describe,
     fail_if_nothing_succeeded,
     make_backend,
@@ -41,7 +52,6 @@ from sebench.cli.rollout_cmd import (
     stop_on_interrupt,
 )
 from sebench.grading.rules import Rules
-from sebench.grading.sandbox.config import MAX_WORKERS
 from sebench.prompts.modes import PromptMode
 
 AGENTS = (BackendKind.ORACLE, BackendKind.NUMPY_AGENT, BackendKind.PLAIN_AGENT)
@@ -143,19 +153,9 @@ def register(app: typer.Typer) -> None:
         backend: Annotated[
             BackendKind, typer.Option(help="Where the model's responses come from.")
         ] = BackendKind.HF,
-        base_url: Annotated[
-            list[str] | None, typer.Option("--base-url", help="openai: server URL (repeatable).")
-        ] = None,
-        api_key_env: Annotated[
-            str, typer.Option(help="openai: variable holding the API key.")
-        ] = "OPENAI_API_KEY",
-        data: Annotated[
-            str | None,
-            typer.Option(
-                help="A data folder, a JSONL file or a hub id "
-                "(default: $SEBENCH_DATA, else the hub)."
-            ),
-        ] = None,
+        base_url: BaseUrlOption = None,
+        api_key_env: ApiKeyEnvOption = "OPENAI_API_KEY",
+        data: DataSourceOption = None,
         split: Annotated[
             list[str] | None, typer.Option(help="Split (repeatable; default single_test).")
         ] = None,
@@ -180,7 +180,7 @@ def register(app: typer.Typer) -> None:
                 f"{OFFICIAL_MAX_NEW_TOKENS}.",
             ),
         ] = None,
-        thinking: Annotated[bool | None, typer.Option("--thinking/--no-thinking")] = None,
+        thinking: ThinkingOption = None,
         seed: Annotated[int, typer.Option(help="Seeds the task sample and the samples.")] = 0,
         out: Annotated[
             Path | None,
@@ -191,25 +191,12 @@ def register(app: typer.Typer) -> None:
         max_retries: RetriesOption = 6,
         batch_size: BatchSizeOption = 8,
         device: DeviceOption = None,
-        lib: Annotated[
-            Path | None, typer.Option(help="A built library folder (default: official).")
-        ] = None,
-        api_doc: Annotated[Path | None, typer.Option(help="The official api_doc.jsonl.")] = None,
-        workers: Annotated[
-            int, typer.Option(min=0, max=MAX_WORKERS, help="Sandbox workers (0: one per core).")
-        ] = 0,
-        allow_unisolated: Annotated[
-            bool,
-            typer.Option(
-                "--allow-unisolated",
-                help="Grade even where no sandbox isolation layer is active (unsafe).",
-            ),
-        ] = False,
+        lib: LibOption = None,
+        api_doc: ApiDocOption = None,
+        workers: WorkersOption = 0,
+        allow_unisolated: AllowUnisolatedOption = False,
         rules: RulesOption = Rules.STRICT,
-        memory: Annotated[
-            Path | None,
-            typer.Option(help="Insights shown in memory mode (`sebench memory build`)."),
-        ] = None,
+        memory: MemoryOption = None,
     ) -> None:
         """Rollout, grade and summarize in one table (model x splits x modes, plus agents)."""
         from sebench.data.sources import DATA_ENV, HUB_REPO, load
@@ -239,15 +226,8 @@ def register(app: typer.Typer) -> None:
         eval_config = EvalConfig(
             sandbox=SandboxConfig(workers=workers, allow_unisolated=allow_unisolated), rules=rules
         )
-        options = BackendOptions(
-            model=model,
-            base_urls=tuple(base_url or ()),
-            api_key_env=api_key_env,
-            concurrency=concurrency,
-            timeout_s=timeout,
-            max_retries=max_retries,
-            batch_size=batch_size,
-            device=device,
+        options = backend_options(
+            model, base_url, api_key_env, concurrency, timeout, max_retries, batch_size, device
         )
         cells: list[Cell] = []
         try:

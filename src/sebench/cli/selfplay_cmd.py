@@ -12,8 +12,16 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from sebench.cli.rollout_cmd import ConcurrencyOption, RetriesOption, TimeoutOption
-from sebench.grading.sandbox.config import MAX_WORKERS
+from sebench.cli.options import (
+    ApiDocOption,
+    ApiKeyEnvOption,
+    BaseUrlOption,
+    ConcurrencyOption,
+    LibOption,
+    RetriesOption,
+    TimeoutOption,
+    WorkersOption,
+)
 from sebench.training.grpo import GRPOSettings
 from sebench.training.sft import SFTTrainingConfig
 
@@ -68,12 +76,8 @@ def register(app: typer.Typer) -> None:
                 "serves each round's checkpoint under its path (`vllm serve OUT/round-1/model`)."
             ),
         ] = ServingOption.HF,
-        base_url: Annotated[
-            list[str] | None, typer.Option("--base-url", help="openai: server URL (repeatable).")
-        ] = None,
-        api_key_env: Annotated[
-            str, typer.Option(help="openai: variable holding the API key.")
-        ] = "OPENAI_API_KEY",
+        base_url: BaseUrlOption = None,
+        api_key_env: ApiKeyEnvOption = "OPENAI_API_KEY",
         functions: Annotated[
             str, typer.Option(help="NumPy names to write tasks for (`mean,linalg.inv`) or `all`.")
         ] = "all",
@@ -131,13 +135,9 @@ def register(app: typer.Typer) -> None:
         seed: Annotated[
             int, typer.Option(help="Round r writes, solves and trains with seed + r.")
         ] = 0,
-        lib: Annotated[
-            Path | None, typer.Option(help="A built library folder (default: official).")
-        ] = None,
-        api_doc: Annotated[Path | None, typer.Option(help="The official api_doc.jsonl.")] = None,
-        workers: Annotated[
-            int, typer.Option(min=0, max=MAX_WORKERS, help="Sandbox workers (0: one per core).")
-        ] = 0,
+        lib: LibOption = None,
+        api_doc: ApiDocOption = None,
+        workers: WorkersOption = 0,
         force: Annotated[
             bool,
             typer.Option(
@@ -156,13 +156,9 @@ def register(app: typer.Typer) -> None:
         solver), answers them with the docs, keeps what the grader passes, trains Closed-SFT on
         its answers (or GRPO with --rl), and is tested closed-book. Writes selfplay.json,
         selfplay.md and selfplay.png in --out; a rerun resumes."""
+        from sebench.cli.options import backend_options
         from sebench.cli.progress import progress_view
-        from sebench.cli.rollout_cmd import (
-            BackendKind,
-            BackendOptions,
-            make_backend,
-            resolve_library,
-        )
+        from sebench.cli.rollout_cmd import BackendKind, make_backend, resolve_library
         from sebench.data.sources import DATA_ENV, HUB_REPO, infer_split
         from sebench.errors import SebenchError
         from sebench.grading.sandbox.config import SandboxConfig
@@ -222,14 +218,15 @@ def register(app: typer.Typer) -> None:
         test_source = test or os.environ.get(DATA_ENV) or HUB_REPO
         backend_for = None
         if backend is ServingOption.OPENAI:
-            options = BackendOptions(
-                model=None,
-                base_urls=tuple(base_url or ()),
-                api_key_env=api_key_env,
-                concurrency=concurrency,
-                timeout_s=timeout,
-                max_retries=max_retries,
-                batch_size=1,  # an hf option; this backend is a server
+            # The model: each round's checkpoint (below); batch size and device: hf options.
+            options = backend_options(
+                None,
+                base_url,
+                api_key_env,
+                concurrency,
+                timeout,
+                max_retries,
+                batch_size=1,
                 device=None,
             )
 

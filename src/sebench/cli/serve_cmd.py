@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from sebench.grading.sandbox.config import MAX_WORKERS
+from sebench.cli.options import (
+    AllowUnisolatedOption,
+    LibOption,
+    SandboxTimeoutOption,
+    WorkersOption,
+)
 from sebench.integrations.reward_service import (
     DEFAULT_BATCHES_AT_ONCE,
     DEFAULT_CAPACITY,
@@ -27,25 +31,15 @@ def serve_reward_command(
             "Default: $SEBENCH_DATA. Labels may also carry the whole task row.",
         ),
     ] = None,
-    lib: Annotated[
-        Path | None,
-        typer.Option("--lib", help="A library built by `sebench lib build` (default: official)."),
-    ] = None,
+    lib: LibOption = None,
     host: Annotated[
         str, typer.Option("--host", help="Address to listen on (0.0.0.0: every interface).")
     ] = "127.0.0.1",
     port: Annotated[
         int, typer.Option("--port", min=0, max=65535, help="Port (0: any free one).")
     ] = 5000,
-    workers: Annotated[
-        int,
-        typer.Option(
-            "--workers", min=0, max=MAX_WORKERS, help="Sandbox workers (0: one per CPU core)."
-        ),
-    ] = 0,
-    timeout: Annotated[
-        float, typer.Option("--timeout", min=0.1, help="Seconds per program (official: 3).")
-    ] = 3.0,
+    workers: WorkersOption = 0,
+    timeout: SandboxTimeoutOption = 3.0,
     capacity: Annotated[
         int,
         typer.Option(
@@ -58,13 +52,7 @@ def serve_reward_command(
     max_body_mb: Annotated[
         int, typer.Option("--max-body-mb", min=1, help="Largest request body (MiB).")
     ] = DEFAULT_MAX_BODY_BYTES // (1024 * 1024),
-    allow_unisolated: Annotated[
-        bool,
-        typer.Option(
-            "--allow-unisolated",
-            help="Run untrusted code even when no isolation layer is active (unsafe).",
-        ),
-    ] = False,
+    allow_unisolated: AllowUnisolatedOption = False,
 ) -> None:
     """Serve the grader's rewards over HTTP in OpenRLHF's remote reward format.
 

@@ -10,13 +10,17 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from sebench.cli.progress import progress_view
-from sebench.cli.rollout_cmd import (
-    BackendKind,
+from sebench.cli.options import (
+    ApiKeyEnvOption,
     BackendOptions,
     ConcurrencyOption,
     RetriesOption,
     TimeoutOption,
+    backend_options,
+)
+from sebench.cli.progress import progress_view
+from sebench.cli.rollout_cmd import (
+    BackendKind,
     make_backend,
     resolve_library,
     stop_on_interrupt,
@@ -99,9 +103,7 @@ def generate(
     batch: Annotated[
         int, typer.Option(min=1, help="Model-written: requests per batch (a kill loses one).")
     ] = 16,
-    api_key_env: Annotated[
-        str, typer.Option(help="Environment variable holding the API key.")
-    ] = "OPENAI_API_KEY",
+    api_key_env: ApiKeyEnvOption = "OPENAI_API_KEY",
     concurrency: ConcurrencyOption = 32,
     timeout: TimeoutOption = 900.0,
     max_retries: RetriesOption = 6,
@@ -123,13 +125,13 @@ def generate(
     if lib is not None and api_doc is not None:
         raise SebenchError("give at most one of --lib DIR and --api-doc FILE")
     if backend is not None:
-        options = BackendOptions(
-            model=model,
-            base_urls=tuple(base_url or ()),
-            api_key_env=api_key_env,
-            concurrency=concurrency,
-            timeout_s=timeout,
-            max_retries=max_retries,
+        options = backend_options(
+            model,
+            base_url,
+            api_key_env,
+            concurrency,
+            timeout,
+            max_retries,
             batch_size=8,
             device=None,
         )

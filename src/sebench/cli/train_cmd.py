@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from sebench.cli.options import DemoApiDocOption, DemoLibOption, LibrarySeedOption
 from sebench.cli.train_grpo_cmd import register as register_grpo
 from sebench.training.sft import SFTTrainingConfig
 
@@ -41,14 +42,9 @@ def register(app: typer.Typer) -> None:
         ] = "demo",
         train_per_function: Annotated[int, typer.Option(min=1)] = 64,
         test_per_function: Annotated[int, typer.Option(min=1)] = 8,
-        api_doc: Annotated[
-            Path | None,
-            typer.Option(help="Use the official library built from this api_doc.jsonl."),
-        ] = None,
-        lib: Annotated[Path | None, typer.Option(help="Use this built library folder.")] = None,
-        library_seed: Annotated[
-            int, typer.Option(help="Seed of the fresh library used otherwise.")
-        ] = 0,
+        api_doc: DemoApiDocOption = None,
+        lib: DemoLibOption = None,
+        library_seed: LibrarySeedOption = 0,
     ) -> None:
         """Generate train and held-out test tasks (with target answers) for a library."""
         from sebench.cli.demo_cmd import resolve_demo_library

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from sebench.cli.options import LibrarySeedOption
 from sebench.training.grpo import NO_CLIP, GRPOSettings
 
 # The defaults shown in --help are the settings dataclass's own (one source of truth).
@@ -112,9 +113,7 @@ def register(train: typer.Typer) -> None:
             typer.Option(help="Grade with the official library built from this api_doc.jsonl."),
         ] = None,
         lib: Annotated[Path | None, typer.Option(help="Grade with this built library.")] = None,
-        library_seed: Annotated[
-            int, typer.Option(help="Seed of the fresh library used otherwise.")
-        ] = 0,
+        library_seed: LibrarySeedOption = 0,
         dry_run: Annotated[
             bool,
             typer.Option(

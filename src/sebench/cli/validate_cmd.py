@@ -9,9 +9,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from sebench.cli.eval_cmd import RulesOption
+from sebench.cli.options import ApiDocOption, LibOption, RulesOption, WorkersOption
 from sebench.grading.rules import Rules
-from sebench.grading.sandbox.config import MAX_WORKERS
 
 MAX_LISTED = 60  # non-verified tasks listed on screen; the --report file has all of them
 
@@ -31,20 +30,12 @@ def validate(
             help="Split to validate (default: from the file name; every split of a folder)."
         ),
     ] = None,
-    lib: Annotated[
-        Path | None,
-        typer.Option("--lib", help="A built library folder (default: the official one)."),
-    ] = None,
+    lib: LibOption = None,
     seed: Annotated[
         int | None,
         typer.Option("--seed", min=0, help="Validate against a fresh library from this seed."),
     ] = None,
-    api_doc: Annotated[
-        Path | None,
-        typer.Option(
-            "--api-doc", help="The official api_doc.jsonl (default: found next to --data)."
-        ),
-    ] = None,
+    api_doc: ApiDocOption = None,
     out_subset: Annotated[
         Path | None,
         typer.Option("--out-subset", help="Write the verified task ids here (JSON)."),
@@ -59,9 +50,7 @@ def validate(
     report: Annotated[
         Path | None, typer.Option("--report", help="Write every task's outcome here (JSONL).")
     ] = None,
-    workers: Annotated[
-        int, typer.Option(min=0, max=MAX_WORKERS, help="Sandbox workers (0: one per CPU core).")
-    ] = 0,
+    workers: WorkersOption = 0,
     no_plain: Annotated[
         bool, typer.Option("--no-plain", help="Skip running the plain-Python references.")
     ] = False,
