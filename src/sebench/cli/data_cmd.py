@@ -24,6 +24,7 @@ from sebench.cli.options import (
     ThinkingOption,
     TimeoutOption,
     WorkersOption,
+    backend_options,
 )
 from sebench.cli.rollout_cmd import BackendKind
 
@@ -139,7 +140,6 @@ def sft(
 ) -> None:
     """Sample open-book answers, grade them, keep the correct ones with both their open and
     closed prompts (for `sebench train sft --mode open|closed --data OUT`); exit 1 if none is kept."""
-    from sebench.cli.options import backend_options
     from sebench.cli.progress import progress_view
     from sebench.cli.rollout_cmd import (
         describe,

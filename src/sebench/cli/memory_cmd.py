@@ -19,6 +19,7 @@ from sebench.cli.options import (
     RetriesOption,
     ThinkingOption,
     TimeoutOption,
+    backend_options,
 )
 from sebench.cli.rollout_cmd import BackendKind
 from sebench.training.insights import MemoryBuildConfig
@@ -77,7 +78,6 @@ def build(
 ) -> None:
     """Let a model read solved tasks in batches and keep a short list of insights about the
     library (Expel's ADD / EDIT / UPVOTE / DOWNVOTE); shown by prompt mode `memory`."""
-    from sebench.cli.options import backend_options
     from sebench.cli.progress import progress_view
     from sebench.cli.rollout_cmd import make_backend, resolve_library
     from sebench.errors import SebenchError

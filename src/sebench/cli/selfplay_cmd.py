@@ -21,6 +21,7 @@ from sebench.cli.options import (
     RetriesOption,
     TimeoutOption,
     WorkersOption,
+    backend_options,
 )
 from sebench.training.grpo import GRPOSettings
 from sebench.training.sft import SFTTrainingConfig
@@ -156,7 +157,6 @@ def register(app: typer.Typer) -> None:
         solver), answers them with the docs, keeps what the grader passes, trains Closed-SFT on
         its answers (or GRPO with --rl), and is tested closed-book. Writes selfplay.json,
         selfplay.md and selfplay.png in --out; a rerun resumes."""
-        from sebench.cli.options import backend_options
         from sebench.cli.progress import progress_view
         from sebench.cli.rollout_cmd import BackendKind, make_backend, resolve_library
         from sebench.data.sources import DATA_ENV, HUB_REPO, infer_split
