@@ -59,6 +59,10 @@ USAGE_ERRORS = {
     "negative workers": (["validate", "--workers", "-1"], "'--workers'"),
     "negative library seed": (["validate", "--seed", "-3"], "'--seed'"),
     "workers of run": (["run", "--workers", "5000"], "'--workers'"),
+    "workers of train grpo": (
+        ["train", "grpo", "--mode", "closed", "--data", "d", "--out", "o", "--workers", "-2"],
+        "'--workers'",
+    ),
     "zero samples": (["rollout", "--samples", "0"], "'--samples'"),
     "zero tasks": (["run", "--tasks", "0"], "'--tasks'"),
     "top-p above one": (["rollout", "--top-p", "1.5"], "'--top-p'"),

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from sebench.cli.options import LibrarySeedOption
+from sebench.cli.options import LibrarySeedOption, WorkersOption
 from sebench.training.grpo import NO_CLIP, GRPOSettings
 
 # The defaults shown in --help are the settings dataclass's own (one source of truth).
@@ -105,9 +105,7 @@ def register(train: typer.Typer) -> None:
             VLLMOption | None,
             typer.Option(help="Generate with vLLM (GPU): colocate, or server (`trl vllm-serve`)."),
         ] = None,
-        workers: Annotated[
-            int, typer.Option(help="Grader sandbox workers (0: one per CPU core).")
-        ] = 0,
+        workers: WorkersOption = 0,
         api_doc: Annotated[
             Path | None,
             typer.Option(help="Grade with the official library built from this api_doc.jsonl."),
