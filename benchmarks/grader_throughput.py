@@ -269,6 +269,8 @@ def main() -> None:
     parser.add_argument("--memory", type=int, default=0, help="grade N samples, report RSS")
     parser.add_argument("--bare-fork", nargs=3, help=argparse.SUPPRESS)  # the baseline's process
     args = parser.parse_args()
+    if args.rounds < 1 or args.samples < args.rounds:
+        parser.error("--rounds must be at least 1 and at most --samples")
     if args.bare_fork:
         return bare_fork_in_server_shape(*args.bare_fork)
     memory_mode(args) if args.memory else compare_mode(args)
