@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from sebench.errors import InputError
-from sebench.jsonl import JsonlAppender, iter_jsonl, read_completed, read_jsonl, write_jsonl
+from sebench.jsonl import (
+    JsonlAppender,
+    iter_jsonl,
+    read_completed,
+    read_jsonl,
+    write_json,
+    write_jsonl,
+)
 
 
 def test_invalid_json_line_is_reported_with_file_and_line(tmp_path) -> None:
@@ -66,3 +75,14 @@ def test_write_jsonl_replaces_the_file_whole(tmp_path) -> None:
     write_jsonl(path, [{"a": 2}, {"a": 3}])
     assert read_jsonl(path) == [{"a": 2}, {"a": 3}]
     assert not (tmp_path / "all.jsonl.tmp").exists()
+
+
+def test_write_json_replaces_the_file_whole_and_keeps_lone_surrogates(tmp_path) -> None:
+    path = tmp_path / "deep" / "state.json"
+    write_json(path, {"old": True})
+    write_json(path, {"text": "caf\u00e9 \ud800", "n": [1, 2]})
+    assert json.loads(path.read_text(encoding="utf-8")) == {"text": "caf\u00e9 \ud800", "n": [1, 2]}
+    assert "café" not in path.read_text(encoding="utf-8")  # escaped whole: a lone surrogate
+    write_json(path, {"text": "café"})
+    assert "café" in path.read_text(encoding="utf-8")  # readable UTF-8 otherwise
+    assert [p.name for p in path.parent.iterdir()] == ["state.json"]

@@ -108,6 +108,23 @@ def write_jsonl(path: str | Path, rows: Iterable[dict[str, Any]]) -> None:
     tmp.replace(path)
 
 
+def write_json(path: str | Path, data: Any, *, indent: int = 2) -> Path:
+    """Write one JSON document atomically (a temp file named by this process, then rename): a
+    crash leaves the old file or the new one, never half of one, and two processes writing the
+    same file never share a temp file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    text = json.dumps(data, indent=indent, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates: escaped, as UTF-8 cannot hold them
+        text = json.dumps(data, indent=indent)
+    tmp.write_text(text + "\n", encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
 def _dumps(row: dict[str, Any]) -> str:
     """Readable UTF-8 where possible; escaped where the text holds lone surrogates (model output
     and sandboxed programs can produce them, and UTF-8 cannot encode them)."""

@@ -18,7 +18,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from sebench.experiments.records import write_json_atomic
+from sebench.jsonl import write_json
 
 SCHEMA = 1
 MANIFEST = "manifest.json"
@@ -73,5 +73,5 @@ class Manifest:
 
 def write_manifest(run_dir: Path, manifest: Manifest) -> Path:
     path = run_dir / MANIFEST
-    write_json_atomic(path, manifest.to_dict())
+    write_json(path, manifest.to_dict())
     return path

@@ -15,6 +15,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from sebench.jsonl import write_json
+
 STEPS_DIR = "steps"
 
 
@@ -72,11 +74,4 @@ def read_record(run_dir: Path, step_id: str) -> StepRecord | None:
 
 
 def write_record(run_dir: Path, record: StepRecord) -> None:
-    write_json_atomic(record_path(run_dir, record.step), record.to_dict())
-
-
-def write_json_atomic(path: Path, data: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    write_json(record_path(run_dir, record.step), record.to_dict())

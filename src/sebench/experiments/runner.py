@@ -37,11 +37,11 @@ from sebench.experiments.records import (
     StepRecord,
     StepState,
     read_record,
-    write_json_atomic,
     write_record,
 )
 from sebench.experiments.regimes import REGIMES
 from sebench.experiments.steps import STEP_FUNCTIONS, Context
+from sebench.jsonl import write_json
 from sebench.provenance import provenance
 
 PLAN_FILE = "plan.json"  # the steps and keys of the latest run, for `status`
@@ -92,11 +92,11 @@ def run_experiment(
                 f"recipe {recipe.path}: input not found: {', '.join(missing)} (fix the path "
                 "in the recipe, or --set it)"
             )
-        write_json_atomic(
+        write_json(
             run_dir / PLAN_FILE,
             [{"id": p.step.id, "kind": p.step.kind.value, "key": p.key} for p in plan.steps],
         )
-        write_json_atomic(run_dir / RECIPE_FILE, recipe.to_dict())
+        write_json(run_dir / RECIPE_FILE, recipe.to_dict())
         context = Context(recipe, run_dir)
         outcomes: dict[str, Outcome] = {}
         manifest = write_manifest(run_dir, build_manifest(recipe, plan, run_dir))

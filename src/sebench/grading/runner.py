@@ -9,7 +9,6 @@ was done in one go or resumed.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +22,7 @@ from sebench.grading.metrics import Graded, breakdown, score
 from sebench.grading.responses import BadRow, Item, SampleKey, load_tasks, read_responses
 from sebench.grading.rules import Rules
 from sebench.grading.verdicts import OfficialCategory, Verdict, VerdictKind
-from sebench.jsonl import JsonlAppender, iter_jsonl
+from sebench.jsonl import JsonlAppender, iter_jsonl, write_json
 from sebench.prompts.modes import PromptMode
 from sebench.provenance import provenance
 
@@ -149,7 +148,7 @@ def evaluate(
     summary = summarize(
         out_path, plan.keys, library=library, config=config, responses_path=responses_path
     )
-    _write_json(summary_path, summary)
+    write_json(summary_path, summary)
     return summary
 
 
@@ -326,11 +325,3 @@ def _fresh_bad_rows(
 
 def _wanted(item: Item, subset: frozenset[str] | None) -> bool:
     return subset is None or item.task.task_id in subset
-
-
-def _write_json(path: str | Path, data: dict[str, Any]) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)

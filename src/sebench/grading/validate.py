@@ -15,7 +15,6 @@ seed, so the set must not depend on the library.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -31,7 +30,7 @@ from sebench.grading.compare import outputs_match
 from sebench.grading.grader import Grader
 from sebench.grading.rules import Rules
 from sebench.grading.verdicts import Verdict, VerdictKind
-from sebench.jsonl import write_jsonl
+from sebench.jsonl import write_json, write_jsonl
 from sebench.provenance import provenance
 
 if TYPE_CHECKING:
@@ -211,10 +210,7 @@ def write_subset(path: str | Path, reports: Iterable[ValidationReport]) -> Path:
             what="tasks whose translated NumPy reference the real grader grades correct",
         ),
     }
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
-    return path
+    return write_json(path, data, indent=1)
 
 
 def write_report(path: str | Path, reports: Iterable[ValidationReport]) -> Path:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from sebench.errors import InputError
+from sebench.jsonl import write_json
 
 MEMORY_FORMAT = "sebench-memory/1"
 
@@ -52,17 +53,13 @@ class Memory:
 
 def write_memory(path: str | Path, memory: Memory, **extra: Any) -> None:
     """Write `memory` (and `extra`: provenance, statistics) as one JSON file, atomically."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     record = {
         "format": MEMORY_FORMAT,
         "package": memory.package,
         "insights": [i.to_dict() for i in memory.insights],
         **extra,
     }
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    write_json(path, record)
 
 
 def load_memory(path: str | Path) -> Memory:

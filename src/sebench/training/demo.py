@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from sebench.data.rows import official_row
 from sebench.data.schema import Task
 from sebench.errors import require
-from sebench.jsonl import write_jsonl
+from sebench.jsonl import write_json, write_jsonl
 from sebench.provenance import provenance
 from sebench.training.cpu import machine_report
 from sebench.training.sft import (
@@ -406,9 +406,7 @@ class _DemoState:
             "evaluations": [asdict(e) for e in self.evaluations.values()],
             "trainings": [asdict(t) for t in self.trainings.values()],
         }
-        partial = self.path.with_name(self.path.name + ".tmp")
-        partial.write_text(json.dumps(record, indent=2) + "\n")
-        partial.replace(self.path)
+        write_json(self.path, record)
 
 
 def _run_arms(

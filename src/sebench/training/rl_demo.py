@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from sebench.data.rows import official_row
 from sebench.data.schema import Task
 from sebench.errors import SebenchError, require
-from sebench.jsonl import write_jsonl
+from sebench.jsonl import write_json, write_jsonl
 from sebench.prompts.modes import PromptMode
 from sebench.provenance import provenance
 from sebench.training.cpu import machine_report
@@ -505,9 +505,7 @@ class _RLDemoState:
             "settings": self.settings,
             "runs": [r.to_dict() for r in self.runs.values()],
         }
-        partial = self.path.with_name(self.path.name + ".tmp")
-        partial.write_text(json.dumps(record, indent=2) + "\n")
-        partial.replace(self.path)
+        write_json(self.path, record)
 
 
 def parse_seeds(text: str) -> tuple[int, ...]:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from sebench.errors import SebenchError
+from sebench.jsonl import write_json
 from sebench.provenance import provenance
 
 CONFIG_FILE = "selfplay_config.json"
@@ -117,9 +118,7 @@ class RoundState:
             "settings": self.settings,
             "provenance": provenance(),
         }
-        partial = self.path / (ROUND_FILE + ".tmp")
-        partial.write_text(json.dumps(record, indent=2) + "\n")
-        partial.replace(self.path / ROUND_FILE)
+        write_json(self.path / ROUND_FILE, record)
 
 
 def row_of(state: RoundState) -> RoundRow:
