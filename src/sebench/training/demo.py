@@ -17,7 +17,8 @@ import gc
 import json
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -279,42 +280,18 @@ def run_demo(
         emit(Progress("note", f"warning: {precision.warning}"))
 
     emit(Progress("tasks", "generating tasks"))
-    tasks = generate_tasks(
-        library.table,
-        TaskSetConfig(
-            functions=config.functions,
-            train_per_function=config.train_per_function,
-            test_per_function=config.test_per_function,
-            seed=config.seed,
-        ),
-    )
+    tasks = demo_tasks(library, config, config.seed)
     if out is not None:
         write_jsonl(out / "tasks_train.jsonl", [official_row(t) for t in tasks.train])
         write_jsonl(out / "tasks_test.jsonl", [official_row(t) for t in tasks.test])
 
-    names = library.table.numpy_to_library()
-    library_record = {
-        "package": library.package,
-        "root": str(library.root),
-        "origin": library.meta.get("origin"),
-        "seed": library.meta.get("seed"),
-        "functions": {name: names[name] for name in config.functions},
-        "constructor": library.table.constructor,
-    }
-    state = _DemoState.open(out, config, library_record, str(model_dir), precision.bf16)
+    library_info = library_record(library, config.functions)
+    state = _DemoState.open(out, config, library_info, str(model_dir), precision.bf16)
     if state.resumed:
         emit(Progress("note", f"resuming: keeping {', '.join(state.resumed)} from {out}"))
 
-    owns_grader = grader is None
-    if owns_grader:
-        from sebench.grading.grader import Grader
-
-        grader = Grader(library).start()
-    try:
-        _run_arms(Path(model_dir), tasks, config, grader, out, emit, state)
-    finally:
-        if owns_grader:
-            grader.close()
+    with grader_for(library, grader) as grading:
+        _run_arms(Path(model_dir), tasks, config, grading, out, emit, state)
 
     order = [key for key, *_ in ROWS]
     evaluations = sorted(state.evaluations.values(), key=lambda e: order.index(e.key))
@@ -324,7 +301,7 @@ def run_demo(
         trainings=trainings,
         wall_seconds=time.perf_counter() - started,
         config=config,
-        library=library_record,
+        library=library_info,
         model=str(model_dir),
         precision=precision.to_dict(),
         resumed=state.resumed,
@@ -338,6 +315,71 @@ def run_demo(
     )
     emit(Progress("done", f"done in {result.wall_seconds:.0f} s"))
     return result
+
+
+def demo_tasks(library: Library, config: Any, seed: int) -> TaskSet:
+    """The demo's tasks for `seed`: `config` is a `DemoConfig` or an `RLDemoConfig` (its
+    functions and how many tasks of each)."""
+    return generate_tasks(
+        library.table,
+        TaskSetConfig(
+            functions=config.functions,
+            train_per_function=config.train_per_function,
+            test_per_function=config.test_per_function,
+            seed=seed,
+        ),
+    )
+
+
+def library_record(library: Library, functions: tuple[str, ...]) -> dict[str, Any]:
+    """What a demo records of its library: where it is, where it came from, and the names of
+    the demo's functions in it."""
+    names = library.table.numpy_to_library()
+    return {
+        "package": library.package,
+        "root": str(library.root),
+        "origin": library.meta.get("origin"),
+        "seed": library.meta.get("seed"),
+        "functions": {name: names[name] for name in functions},
+        "constructor": library.table.constructor,
+    }
+
+
+@contextmanager
+def grader_for(library: Library, grader: Any) -> Iterator[Any]:
+    """`grader` when the caller lends one (tests share one warm grader), else one of our own,
+    closed at the end."""
+    if grader is not None:
+        yield grader
+        return
+    from sebench.grading.grader import Grader
+
+    own = Grader(library).start()
+    try:
+        yield own
+    finally:
+        own.close()
+
+
+def state_settings(
+    config: dict[str, Any], library: dict[str, Any], model: str, bf16: bool
+) -> dict[str, Any]:
+    """What a demo's saved state must have been made with to be kept, as it reads back from
+    JSON (tuples become lists)."""
+    settings = {"config": config, "library": library, "model": model, "bf16": bf16}
+    return json.loads(json.dumps(settings))
+
+
+def saved_state(path: Path | None, settings: dict[str, Any]) -> dict[str, Any] | None:
+    """The state saved at `path` when it was made with `settings`; None when there is none, it
+    is damaged or it was made with other settings (start over)."""
+    if path is None or not path.is_file():
+        return None
+    try:
+        saved = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return saved if saved.get("settings") == settings else None
 
 
 class _DemoState:
@@ -360,24 +402,11 @@ class _DemoState:
         bf16: bool,
     ) -> _DemoState:
         # Everything that changes a row; `save_models` does not.
-        settings = json.loads(
-            json.dumps(
-                {
-                    "config": asdict(config) | {"save_models": None},
-                    "library": library,
-                    "model": model,
-                    "bf16": bf16,
-                }
-            )
-        )
+        config_record = asdict(config) | {"save_models": None}
+        settings = state_settings(config_record, library, model, bf16)
         state = cls(out / STATE_FILE if out is not None else None, settings)
-        if state.path is None or not state.path.is_file():
-            return state
-        try:
-            saved = json.loads(state.path.read_text())
-        except (OSError, ValueError):
-            return state  # a damaged state file: start over
-        if saved.get("settings") != settings:
+        saved = saved_state(state.path, settings)
+        if saved is None:
             return state
         for row in saved.get("evaluations", []):
             row["per_function"] = {k: tuple(v) for k, v in row["per_function"].items()}

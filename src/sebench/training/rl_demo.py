@@ -21,7 +21,6 @@ off during training starts again; seeds can be added to a finished run).
 from __future__ import annotations
 
 import gc
-import json
 import shutil
 import statistics
 import time
@@ -36,7 +35,17 @@ from sebench.jsonl import write_json, write_jsonl
 from sebench.prompts.modes import PromptMode
 from sebench.provenance import provenance
 from sebench.training.cpu import machine_report
-from sebench.training.demo import Evaluation, Progress, ProgressCallback, evaluate
+from sebench.training.demo import (
+    Evaluation,
+    Progress,
+    ProgressCallback,
+    demo_tasks,
+    evaluate,
+    grader_for,
+    library_record,
+    saved_state,
+    state_settings,
+)
 from sebench.training.grpo import GRPOSettings, RLMode, StepLog, train_grpo
 from sebench.training.sft import (
     SFTTrainingConfig,
@@ -46,7 +55,7 @@ from sebench.training.sft import (
     train_sft,
 )
 from sebench.training.sft_data import build_examples
-from sebench.training.taskgen import DEMO_FUNCTIONS, TaskSet, TaskSetConfig, generate_tasks
+from sebench.training.taskgen import DEMO_FUNCTIONS
 from sebench.training.taskprompts import Arm, messages
 
 if TYPE_CHECKING:
@@ -266,32 +275,16 @@ def run_rl_demo(
     precision = resolve_precision(config.sft)
     emit(Progress("note", f"SFT in {precision.name} ({precision.reason}); RL in fp32"))
 
-    names = library.table.numpy_to_library()
-    library_record = {
-        "package": library.package,
-        "root": str(library.root),
-        "origin": library.meta.get("origin"),
-        "seed": library.meta.get("seed"),
-        "functions": {name: names[name] for name in config.functions},
-        "constructor": library.table.constructor,
-    }
-    state = _RLDemoState.open(out, config, library_record, str(model_dir), precision.bf16)
+    library_info = library_record(library, config.functions)
+    state = _RLDemoState.open(out, config, library_info, str(model_dir), precision.bf16)
     if state.runs:
         kept = ", ".join(f"seed {s} {a}" for s, a in state.runs)
         emit(Progress("note", f"resuming: keeping {kept} from {out}"))
     resumed = tuple(f"seed {s} {a}" for s, a in state.runs)
 
-    owns_grader = grader is None
-    if owns_grader:
-        from sebench.grading.grader import Grader
-
-        grader = Grader(library).start()
-    try:
+    with grader_for(library, grader) as grading:
         for seed in config.seeds:
-            _run_seed(seed, library, Path(model_dir), config, grader, out, emit, state)
-    finally:
-        if owns_grader:
-            grader.close()
+            _run_seed(seed, library, Path(model_dir), config, grading, out, emit, state)
 
     order = [arm for arm, _ in ARMS]
     runs = sorted(
@@ -302,7 +295,7 @@ def run_rl_demo(
         runs=runs,
         wall_seconds=time.perf_counter() - started,
         config=config,
-        library=library_record,
+        library=library_info,
         model=str(model_dir),
         precision=precision.to_dict(),
         resumed=resumed,
@@ -316,19 +309,6 @@ def run_rl_demo(
     )
     emit(Progress("done", f"done in {result.wall_seconds:.0f} s"))
     return result
-
-
-def seed_tasks(library: Library, config: RLDemoConfig, seed: int) -> TaskSet:
-    """The SFT demo's tasks for this seed."""
-    return generate_tasks(
-        library.table,
-        TaskSetConfig(
-            functions=config.functions,
-            train_per_function=config.train_per_function,
-            test_per_function=config.test_per_function,
-            seed=seed,
-        ),
-    )
 
 
 def _run_seed(
@@ -349,7 +329,7 @@ def _run_seed(
     folder = out / f"seed-{seed}"
     folder.mkdir(exist_ok=True)
     emit(Progress("tasks", f"seed {seed}: generating tasks"))
-    tasks = seed_tasks(library, config, seed)
+    tasks = demo_tasks(library, config, seed)
     write_jsonl(folder / "tasks_train.jsonl", [official_row(t) for t in tasks.train])
     write_jsonl(folder / "tasks_test.jsonl", [official_row(t) for t in tasks.test])
     labels = dict(ARMS)
@@ -472,24 +452,11 @@ class _RLDemoState:
         bf16: bool,
     ) -> _RLDemoState:
         # Everything that changes a run; the seeds choose which runs, `save_models` changes none.
-        settings = json.loads(
-            json.dumps(
-                {
-                    "config": asdict(config) | {"seeds": None, "save_models": None},
-                    "library": library,
-                    "model": model,
-                    "bf16": bf16,
-                }
-            )
-        )
+        config_record = asdict(config) | {"seeds": None, "save_models": None}
+        settings = state_settings(config_record, library, model, bf16)
         state = cls(out / STATE_FILE, settings)
-        if not state.path.is_file():
-            return state
-        try:
-            saved = json.loads(state.path.read_text())
-        except (OSError, ValueError):
-            return state  # a damaged state file: start over
-        if saved.get("settings") != settings:
+        saved = saved_state(state.path, settings)
+        if saved is None:
             return state
         for row in saved.get("runs", []):
             run = ArmRun.from_dict(row)
