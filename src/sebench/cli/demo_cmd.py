@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -222,13 +223,10 @@ def register(app: typer.Typer) -> None:
         out = out or Path("sebench-demo")
         seed = seed or 0
 
-        from sebench.cli.progress import progress_view
         from sebench.reports.demo_table import write_demo_report
         from sebench.rollout.smollm import default_model_dir
-        from sebench.training.demo import DemoConfig, run_demo
+        from sebench.training.demo import STATE_FILE, DemoConfig, run_demo
 
-        console = Console()
-        started = time.perf_counter()
         config = DemoConfig(seed=seed, save_models=save_models)
         config = replace(
             config,
@@ -238,34 +236,13 @@ def register(app: typer.Typer) -> None:
                 max_steps=steps if steps is not None else config.sft.max_steps,
             ),
         )
-        try:
-            with progress_view(console) as show:
-                show("preparing the library and the model")
-                library = resolve_demo_library(lib, api_doc, library_seed)
-                model_dir = model or default_model_dir()
 
-                result = run_demo(
-                    library, model_dir, config, out_dir=out, on_progress=_shown(console, show)
-                )
-        except KeyboardInterrupt:
-            # Say exactly what is kept: finished rows, not a half-trained arm.
-            console.print(
-                f"interrupted: finished rows are kept in {out / 'demo_state.json'}; rerun the "
-                "same command to skip them (an arm cut off in training starts again)",
-                highlight=False,
-                markup=False,
-            )
-            sys.exit(130)
-        # Everything since the command started, including building the library and converting
-        # the model on first use.
-        result.wall_seconds = time.perf_counter() - started
-        files = write_demo_report(result, out)
-        render_table(result, console)
-        console.print(
-            f"Total wall time: [bold]{result.wall_seconds:.0f} s[/]. "
-            f"Table: {files['markdown']}"
-            + (f", chart: {files['chart']}" if "chart" in files else "")
-        )
+        def run(on_progress: Any) -> Any:
+            library = resolve_demo_library(lib, api_doc, library_seed)
+            model_dir = model or default_model_dir()
+            return run_demo(library, model_dir, config, out_dir=out, on_progress=on_progress)
+
+        _run_and_report(out, STATE_FILE, "rows", run, write_demo_report, render_table)
 
 
 def _rl_demo(
@@ -282,13 +259,10 @@ def _rl_demo(
 ) -> None:
     from dataclasses import replace
 
-    from sebench.cli.progress import progress_view
     from sebench.reports.demo_table import write_rl_demo_report
     from sebench.rollout.smollm import default_model_dir
-    from sebench.training.rl_demo import RLDemoConfig, parse_seeds, run_rl_demo
+    from sebench.training.rl_demo import STATE_FILE, RLDemoConfig, parse_seeds, run_rl_demo
 
-    console = Console()
-    started = time.perf_counter()
     config = RLDemoConfig(save_models=save_models)
     config = replace(
         config,
@@ -300,26 +274,46 @@ def _rl_demo(
         ),
         rl=replace(config.rl, max_steps=rl_steps if rl_steps is not None else config.rl.max_steps),
     )
+
+    def run(on_progress: Any) -> Any:
+        library = resolve_demo_library(lib, api_doc, library_seed)
+        model_dir = model or default_model_dir()
+        return run_rl_demo(library, model_dir, config, out_dir=out, on_progress=on_progress)
+
+    _run_and_report(out, STATE_FILE, "arms", run, write_rl_demo_report, render_rl_table)
+
+
+def _run_and_report(
+    out: Path,
+    state_file: str,
+    kept: str,
+    run: Callable[[Any], Any],
+    write: Callable[[Any, Path], dict[str, Path]],
+    render: Callable[[Any, Console], None],
+) -> None:
+    """Run a demo (`run(on_progress)`) under a progress view, then write, show and point at
+    its report; Ctrl-C says exactly what is kept (finished `kept`, not a half-trained arm)."""
+    from sebench.cli.progress import progress_view
+
+    console = Console()
+    started = time.perf_counter()
     try:
         with progress_view(console) as show:
             show("preparing the library and the model")
-            library = resolve_demo_library(lib, api_doc, library_seed)
-            model_dir = model or default_model_dir()
-
-            result = run_rl_demo(
-                library, model_dir, config, out_dir=out, on_progress=_shown(console, show)
-            )
+            result = run(_shown(console, show))
     except KeyboardInterrupt:
         console.print(
-            f"interrupted: finished arms are kept in {out / 'rl_demo_state.json'}; rerun the "
-            "same command to skip them (an arm cut off in training starts again)",
+            f"interrupted: finished {kept} are kept in {out / state_file}; rerun the same "
+            "command to skip them (an arm cut off in training starts again)",
             highlight=False,
             markup=False,
         )
         sys.exit(130)
+    # Everything since the command started, including building the library and converting
+    # the model on first use.
     result.wall_seconds = time.perf_counter() - started
-    files = write_rl_demo_report(result, out)
-    render_rl_table(result, console)
+    files = write(result, out)
+    render(result, console)
     console.print(
         f"Total wall time: [bold]{result.wall_seconds:.0f} s[/]. "
         f"Table: {files['markdown']}" + (f", chart: {files['chart']}" if "chart" in files else "")
