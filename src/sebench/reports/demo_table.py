@@ -54,6 +54,18 @@ def machine_line(result: DemoResult | RLDemoResult) -> str:
     )
 
 
+def _footer(result: DemoResult | RLDemoResult) -> list[str]:
+    """The lines both demo tables end with: the machine, then each check ticked or not."""
+    machine = machine_line(result)
+    lines = [machine] if machine else []
+    if result.checks:
+        lines.append("")
+        lines += [
+            f"- [{'x' if passed else ' '}] {check}" for check, passed in result.checks.items()
+        ]
+    return lines
+
+
 def demo_markdown(result: DemoResult) -> str:
     lines = [
         "| | accuracy | correct | verdicts (not correct) |",
@@ -77,13 +89,7 @@ def demo_markdown(result: DemoResult) -> str:
         f"Total wall time: {result.wall_seconds:.0f} s"
         + (f" (resumed: kept {', '.join(result.resumed)})." if result.resumed else "."),
     ]
-    if machine_line(result):
-        lines.append(machine_line(result))
-    if result.checks:
-        lines.append("")
-        for check, passed in result.checks.items():
-            lines.append(f"- [{'x' if passed else ' '}] {check}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + _footer(result)) + "\n"
 
 
 def _write_text(path: Path, text: str) -> Path:
@@ -218,13 +224,7 @@ def rl_demo_markdown(result: RLDemoResult) -> str:
         f"{result.wall_seconds:.0f} s"
         + (f" (resumed: kept {', '.join(result.resumed)})." if result.resumed else "."),
     ]
-    if machine_line(result):
-        lines.append(machine_line(result))
-    if result.checks:
-        lines.append("")
-        for check, passed in result.checks.items():
-            lines.append(f"- [{'x' if passed else ' '}] {check}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + _footer(result)) + "\n"
 
 
 def write_rl_demo_report(
