@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from sebench.reports.plots import pyplot
 
 if TYPE_CHECKING:
     from sebench.training.demo import DemoResult
@@ -15,12 +17,8 @@ COLOURS = {"base": "#9aa5b1", "open-SFT": "#e07a5f", "closed-SFT": "#3d85c6"}
 
 def demo_chart(result: DemoResult, path: str | Path) -> Path | None:
     """A bar chart PNG of the demo table; None when matplotlib is not installed."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")  # files only: never open a window or need a display
-        import matplotlib.pyplot as plt
-    except ImportError:
+    plt = pyplot()
+    if plt is None:
         return None
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -66,6 +64,11 @@ def demo_chart(result: DemoResult, path: str | Path) -> Path | None:
         f"{evaluations[0].total if evaluations else 0} held-out prompts, greedy; "
         f"total {result.wall_seconds:.0f} s on this machine"
     )
+    return _save(plt, fig, footer, path)
+
+
+def _save(plt: Any, fig: Any, footer: str, path: Path) -> Path:
+    """Both charts end alike: a grey footer line saying what was run, then the PNG."""
     fig.text(0.5, 0.01, footer, ha="center", fontsize=8, color="#777777")
     fig.tight_layout(rect=(0, 0.04, 1, 1))
     fig.savefig(path)
@@ -85,14 +88,11 @@ def rl_demo_chart(result: RLDemoResult, path: str | Path) -> Path | None:
     """Left: each arm's mean accuracy (bar) and each seed's (dots). Right: per RL step, the
     fraction of zero-spread groups and the mean reward, averaged over seeds. None without
     matplotlib."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        import matplotlib.ticker
-    except ImportError:
+    plt = pyplot()
+    if plt is None:
         return None
+    import matplotlib.ticker
+
     from sebench.training.rl_demo import ARMS
 
     path = Path(path)
@@ -164,8 +164,4 @@ def rl_demo_chart(result: RLDemoResult, path: str | Path) -> Path | None:
         f"{config.rl.generations_per_prompt}; seeds {', '.join(map(str, config.seeds))}; "
         f"total {result.wall_seconds:.0f} s on this machine"
     )
-    fig.text(0.5, 0.01, footer, ha="center", fontsize=8, color="#777777")
-    fig.tight_layout(rect=(0, 0.04, 1, 1))
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, footer, path)

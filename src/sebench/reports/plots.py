@@ -31,7 +31,8 @@ VERDICT_COLOURS = {
 LINE_COLOURS = ["#3d85c6", "#e07a5f", "#2e9e5b", "#8e6cc1", "#e0a030", "#d9534f", "#17becf"]
 
 
-def _pyplot() -> Any | None:
+def pyplot() -> Any | None:
+    """matplotlib's pyplot, drawing to files only; None when matplotlib is not installed."""
     try:
         import matplotlib
     except ImportError:
@@ -43,7 +44,7 @@ def _pyplot() -> Any | None:
 
 
 def available() -> bool:
-    return _pyplot() is not None
+    return pyplot() is not None
 
 
 def _style(ax: Any) -> None:
@@ -65,7 +66,7 @@ def _png(plt: Any, fig: Any) -> bytes:
 
 def verdict_chart(breakdown: dict[str, Counter[str]]) -> bytes | None:
     """One horizontal stacked bar per regime: the share of each verdict."""
-    plt = _pyplot()
+    plt = pyplot()
     if plt is None or not breakdown:
         return None
     regimes = list(breakdown)
@@ -98,7 +99,7 @@ def verdict_chart(breakdown: dict[str, Counter[str]]) -> bytes | None:
 
 def pass_at_k_chart(curves: dict[tuple[str, str], dict[int, float]]) -> bytes | None:
     """pass@k against k, one panel per split, one line per regime."""
-    plt = _pyplot()
+    plt = pyplot()
     curves = {key: curve for key, curve in curves.items() if curve}
     if plt is None or not curves:
         return None
@@ -125,7 +126,7 @@ def pass_at_k_chart(curves: dict[tuple[str, str], dict[int, float]]) -> bytes | 
 
 def training_chart(arms: list[Arm]) -> bytes | None:
     """Loss, reward and the share of zero-spread groups against the step, one line per arm."""
-    plt = _pyplot()
+    plt = pyplot()
     logged = [a for a in arms if a.training is not None]
     if plt is None or not logged:
         return None
