@@ -38,14 +38,8 @@ TINY = GRPOSettings(
 )
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    # The tiny model's matrices are too small for two threads to help; on a loaded machine
-    # they only contend.
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+# tiny-model tests: one PyTorch thread (tests/training/conftest.py)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,6 @@ import json
 from dataclasses import replace
 
 import pytest
-import torch
 
 from sebench.errors import SebenchError
 from sebench.prompts.modes import PromptMode
@@ -44,12 +43,8 @@ TINY = RLDemoConfig(
 )
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+# tiny-model tests: one PyTorch thread (tests/training/conftest.py)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 @pytest.fixture(scope="module")
@@ -148,24 +143,23 @@ def test_demo_rl_trains_on_the_sft_demos_short_prompts(tiny_model, task_set, see
     assert demo_prompts(tasks[0], PromptMode.CLOSED) == closed_messages(tasks[0])
 
 
+def interrupt(seeded_lib, tiny_model, grader, config, out, arm: str, at_step: int) -> None:
+    """Run the demo into `out` and stop it (Ctrl-C) when the first arm whose label holds `arm`
+    reports training step `at_step`."""
+
+    def stop(event):
+        if event.stage == "train" and arm in event.message and event.done == at_step:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_rl_demo(seeded_lib, tiny_model, config, out_dir=out, on_progress=stop, grader=grader)
+
+
 def test_an_interrupted_rl_demo_keeps_finished_arms_and_runs_only_the_rest(
     seeded_lib, tiny_model, grader, tmp_path
 ):
     config = replace(TINY, seeds=(0,))
-
-    def interrupt_open_rl(event):
-        if event.stage == "train" and "Open-RL" in event.message and event.done == 1:
-            raise KeyboardInterrupt
-
-    with pytest.raises(KeyboardInterrupt):
-        run_rl_demo(
-            seeded_lib,
-            tiny_model,
-            config,
-            out_dir=tmp_path,
-            on_progress=interrupt_open_rl,
-            grader=grader,
-        )
+    interrupt(seeded_lib, tiny_model, grader, config, tmp_path, "Open-RL", at_step=1)
     events = []
     result = run_rl_demo(
         seeded_lib, tiny_model, config, out_dir=tmp_path, on_progress=events.append, grader=grader
@@ -193,20 +187,7 @@ def test_a_finished_sft_row_is_trained_again_when_its_checkpoint_is_gone(
     """SFT->RL starts from the SFT checkpoint: killed between the two, with the checkpoint
     removed, the rerun trains SFT again instead of failing."""
     config = replace(TINY, seeds=(0,))
-
-    def interrupt_sft_rl(event):
-        if event.stage == "train" and "Closed-RL" in event.message and event.done == 0:
-            raise KeyboardInterrupt
-
-    with pytest.raises(KeyboardInterrupt):
-        run_rl_demo(
-            seeded_lib,
-            tiny_model,
-            config,
-            out_dir=tmp_path,
-            on_progress=interrupt_sft_rl,
-            grader=grader,
-        )
+    interrupt(seeded_lib, tiny_model, grader, config, tmp_path, "Closed-RL", at_step=0)
     import shutil
 
     shutil.rmtree(tmp_path / "seed-0" / SFT_MODEL)
