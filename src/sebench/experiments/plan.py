@@ -287,17 +287,8 @@ def _train_step(recipe: Recipe, regime_name: str, seed: int, init: str | None) -
         config["answers"] = recipe.sft_data.answers
         if recipe.sft_data.answers == ROLLOUTS:
             needs.append("sft-data")
-    return Step(
-        f"train/{regime_name}/seed{seed}",
-        StepKind.TRAIN,
-        config,
-        needs=tuple(needs),
-        inputs=tuple(inputs),
-        outputs=(train_dir(regime_name, seed),),
-        resumable=regime.train is TrainKind.GRPO,  # from its last checkpoint
-        regime=regime_name,
-        seed=seed,
-    )
+    resumable = regime.train is TrainKind.GRPO  # from its last checkpoint
+    return _training(regime_name, seed, config, needs, inputs, resumable)
 
 
 def _self_play_step(recipe: Recipe, regime_name: str, seed: int) -> Step:
@@ -316,6 +307,19 @@ def _self_play_step(recipe: Recipe, regime_name: str, seed: int) -> Step:
     inputs = list(model_inputs)
     needs = ["library"]  # the docs it writes and answers from, the grader's library
     _read_test_split(recipe, next(iter(recipe.data.splits())), "test", inputs, needs)
+    # resumable per round and stage (`sebench.training.selfplay`)
+    return _training(regime_name, seed, config, needs, inputs, resumable=True)
+
+
+def _training(
+    regime_name: str,
+    seed: int,
+    config: dict[str, Any],
+    needs: list[str],
+    inputs: list[Input],
+    resumable: bool,
+) -> Step:
+    """The train step of one regime and seed: its id and its output folder follow from them."""
     return Step(
         f"train/{regime_name}/seed{seed}",
         StepKind.TRAIN,
@@ -323,7 +327,7 @@ def _self_play_step(recipe: Recipe, regime_name: str, seed: int) -> Step:
         needs=tuple(needs),
         inputs=tuple(inputs),
         outputs=(train_dir(regime_name, seed),),
-        resumable=True,  # per round and stage (`sebench.training.selfplay`)
+        resumable=resumable,
         regime=regime_name,
         seed=seed,
     )
