@@ -260,14 +260,15 @@ def build_memory(
         raise InputError("no solved tasks to learn from")
     batches = [solved[i : i + config.batch_size] for i in range(0, len(solved), config.batch_size)]
     fingerprint = _fingerprint(solved, package, getattr(backend, "model_name", None), config)
-    journaled = _journaled_answers(journal, fingerprint) if journal is not None else None
-    answers = journaled or []
-    if len(answers) < len(batches):
-        check = getattr(backend, "check", None)
-        if check is not None:
-            check()
+    # Opened first: it cuts a line a crash left torn, so that what is read below is whole.
     appender = JsonlAppender(journal) if journal is not None else None
     try:
+        journaled = _journaled_answers(journal, fingerprint) if journal is not None else None
+        answers = journaled or []
+        if len(answers) < len(batches):
+            check = getattr(backend, "check", None)
+            if check is not None:
+                check()
         if appender is not None and journaled is None:
             appender.write({"kind": "header", "fingerprint": fingerprint})
         insights: list[Insight] = []
@@ -353,11 +354,9 @@ def _fingerprint(
 
 
 def _journaled_answers(journal: str | Path, fingerprint: str) -> list[str] | None:
-    """The answers of the batches a journal holds, in order; None when it has not started."""
+    """The answers of the batches a journal (open for appending, so it exists and ends whole)
+    holds, in order; None when it has not started."""
     path = Path(journal)
-    if not path.exists():
-        return None
-    JsonlAppender(path).close()  # cuts a line torn by a crash
     rows = read_jsonl(path)
     if not rows:
         return None
