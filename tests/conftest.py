@@ -10,6 +10,7 @@ counts, names and verdicts) ask for `official_data` and skip without it.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,31 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(
     os.environ.get("SEBENCH_SHARED_DATA", REPO.parent / "shared" / "data" / "sebench")
 )
+
+
+@pytest.fixture
+def one_thread():
+    """One PyTorch thread for the test, the count before it restored after: the tiny model's
+    matrices are too small for two threads to help, and on a loaded machine they only contend."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+@pytest.fixture(autouse=True)
+def torch_threads_restored():
+    """A test that changes PyTorch's thread count must put it back (`one_thread` does): one that
+    left it at 1 made every later test train on one core, the real demo's too (367 s instead
+    of ~230 s, over its five-minute limit)."""
+    torch = sys.modules.get("torch")
+    before = torch.get_num_threads() if torch is not None else None
+    yield
+    if before is not None:
+        after = sys.modules["torch"].get_num_threads()
+        assert after == before, f"the test left PyTorch at {after} threads (was {before})"
 
 
 def have_official_data() -> bool:

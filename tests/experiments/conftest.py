@@ -41,13 +41,17 @@ def finished(tmp_path_factory, tiny_model):
     from sebench.experiments.recipe import load_recipe
     from sebench.experiments.runner import run_experiment
 
-    torch.set_num_threads(1)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # the tiny model: one thread is faster; restored below
     run_dir = tmp_path_factory.mktemp("experiment") / "run"
     started = time.perf_counter()
     reports: list[tuple[str, int, int]] = []
-    result = run_experiment(
-        load_recipe(CPU_RECIPE, small(tiny_model)),
-        run_dir,
-        on_progress=lambda step, done, total: reports.append((step, done, total)),
-    )
+    try:
+        result = run_experiment(
+            load_recipe(CPU_RECIPE, small(tiny_model)),
+            run_dir,
+            on_progress=lambda step, done, total: reports.append((step, done, total)),
+        )
+    finally:
+        torch.set_num_threads(threads)
     return run_dir, result, time.perf_counter() - started, reports

@@ -135,10 +135,9 @@ def test_a_changed_memory_setting_reruns_the_build_and_what_reads_it(memory_run,
     assert insights["provenance"]["config"]["batch_size"] == 12
 
 
-def test_open_and_closed_sft_train_on_the_same_kept_answers(tiny_model, tmp_path, monkeypatch):
-    import torch
-
-    torch.set_num_threads(1)
+def test_open_and_closed_sft_train_on_the_same_kept_answers(
+    tiny_model, tmp_path, monkeypatch, one_thread
+):
     real = step_functions._backend
 
     def oracle_for_the_base_model(recipe, trained, context):
@@ -169,10 +168,9 @@ def test_open_and_closed_sft_train_on_the_same_kept_answers(tiny_model, tmp_path
     assert [r["prompt"] for r in trained["closed-sft"]] == [r["prompts"]["closed"] for r in kept]
 
 
-def test_sft_data_with_no_correct_answer_fails_and_blocks_what_learns_from_it(tiny_model, tmp_path):
-    import torch
-
-    torch.set_num_threads(1)
+def test_sft_data_with_no_correct_answer_fails_and_blocks_what_learns_from_it(
+    tiny_model, tmp_path, one_thread
+):
     values = small(
         tiny_model,
         regimes=["no-docs", "closed-sft"],

@@ -8,18 +8,6 @@ from pathlib import Path
 import pytest
 
 
-@pytest.fixture
-def one_thread():
-    """One PyTorch thread for the test: the tiny model's matrices are too small for two threads
-    to help, and on a loaded machine they only contend."""
-    import torch
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 @pytest.fixture(scope="session")
 def seeded_lib():
     from sebench.library.cache import seeded_library

@@ -7,15 +7,13 @@ import subprocess
 import sys
 import time
 
-import torch
 from typer.testing import CliRunner
 
 from sebench.cli.main import app
 from sebench.errors import SebenchError
 
 
-def test_grpo_starts_from_an_sft_folder_and_records_the_ablation(tiny_model, tmp_path):
-    torch.set_num_threads(1)  # the tiny model gains nothing from a second thread
+def test_grpo_starts_from_an_sft_folder_and_records_the_ablation(tiny_model, tmp_path, one_thread):
     runner = CliRunner()
     made = runner.invoke(
         app,
@@ -63,7 +61,7 @@ def test_grpo_names_a_missing_model_folder(tmp_path):
     assert "not a Hugging Face model folder" in str(result.exception)
 
 
-def test_a_killed_run_continues_from_its_last_checkpoint(tiny_model, tmp_path):
+def test_a_killed_run_continues_from_its_last_checkpoint(tiny_model, tmp_path, one_thread):
     """SIGKILL a run once it has saved a checkpoint; the same command continues from there."""
     runner = CliRunner()
     made = runner.invoke(
@@ -93,7 +91,6 @@ def test_a_killed_run_continues_from_its_last_checkpoint(tiny_model, tmp_path):
         for p in (out / "checkpoints").glob("checkpoint-*")
         if (p / "trainer_state.json").is_file()
     )
-    torch.set_num_threads(1)
     result = runner.invoke(app, [*common, "--steps", str(saved + 1)])
     assert result.exit_code == 0, result.output
     record = json.loads((out / "sebench_grpo.json").read_text())
