@@ -9,6 +9,7 @@ answers cut off by the token limit. Every request body is recorded.
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from collections import Counter
@@ -16,6 +17,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+
+class _Server(ThreadingHTTPServer):
+    # A rollout's burst of requests must queue, not be refused: with socketserver's default
+    # backlog of 5, a loaded machine dropped connections (`Connection error` rows, a CI flake).
+    request_queue_size = socket.SOMAXCONN
 
 
 @dataclass
@@ -130,7 +137,7 @@ class ChatServer:
                 except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
                     pass
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd = _Server(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 

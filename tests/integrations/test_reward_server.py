@@ -7,6 +7,7 @@ from __future__ import annotations
 import http.client
 import json
 import random
+import select
 import signal
 import socket
 import subprocess
@@ -22,7 +23,7 @@ from sebench.grading.runner import EvalConfig, evaluate
 from sebench.grading.sandbox.config import SandboxConfig
 from sebench.grading.verdicts import Verdict, VerdictKind
 from sebench.integrations.labels import TaskLabels, task_label
-from sebench.integrations.reward_server import running
+from sebench.integrations.reward_server import RewardHTTPServer, running
 from sebench.integrations.reward_service import RewardService
 from sebench.integrations.scores import LOG_KEYS
 from sebench.jsonl import read_jsonl, write_jsonl
@@ -184,6 +185,39 @@ def test_malformed_requests_get_a_4xx_with_a_reason_and_the_service_lives_on(
         )
         assert status == 200 and answer["verdicts"] == ["no_code"]
         assert call(server.url, "GET", "/health")[2]["status"] == "ok"
+
+
+def connected_within(address: tuple[str, int], count: int, seconds: float) -> int:
+    """How many of `count` connections opened at once complete their handshake in `seconds`
+    (one whose SYN the kernel dropped retries only after a second)."""
+    sockets = [socket.socket(socket.AF_INET, socket.SOCK_STREAM) for _ in range(count)]
+    try:
+        for sock in sockets:
+            sock.setblocking(False)
+            sock.connect_ex(address)
+        pending, connected = list(sockets), 0
+        deadline = time.monotonic() + seconds
+        while pending and (left := deadline - time.monotonic()) > 0:
+            _, writable, _ = select.select([], pending, [], left)
+            for sock in writable:
+                pending.remove(sock)
+                connected += sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) == 0
+        return connected
+    finally:
+        for sock in sockets:
+            sock.close()
+
+
+def test_a_burst_of_connections_queues_while_the_accept_thread_is_busy(grader, tasks):
+    """An RL engine sends a batch's requests at once; none may be refused because the thread
+    that accepts them has not run yet (socketserver's default backlog is 5)."""
+    service = RewardService(grader)
+    server = RewardHTTPServer(("127.0.0.1", 0), service, TaskLabels(tasks))  # not serving yet
+    try:
+        assert connected_within(server.server_address, 64, seconds=0.5) == 64
+    finally:
+        server.server_close()
+        service.close()
 
 
 def test_a_full_queue_answers_503_with_retry_after_then_recovers(grader, tasks, shift_task, names):

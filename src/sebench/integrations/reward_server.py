@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
+import socket
 import threading
 from collections.abc import Iterator
 from concurrent.futures import Future
@@ -47,6 +48,12 @@ log = logging.getLogger("sebench.reward_server")
 class RewardHTTPServer(ThreadingHTTPServer):
     # Handler threads are joined on close, so a request being graded is answered before exit.
     daemon_threads = False
+    # socketserver's default listen backlog is 5: in a burst of connections (an RL engine sends
+    # a batch's requests at once), those past it before the accept thread runs have their SYN
+    # dropped, and a client without retries fails (seen with the tests' chat server, the same
+    # stdlib class, on a loaded machine: 2 of 24 requests, in 1 run of 12-25). The kernel caps
+    # the number at net.core.somaxconn.
+    request_queue_size = socket.SOMAXCONN
 
     def __init__(
         self,
