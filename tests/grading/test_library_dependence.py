@@ -204,6 +204,92 @@ def test_an_answer_passed_through_the_array_type_alone_is_not_library_use(
     ][:3]
 
 
+def test_an_answer_handed_back_by_any_library_function_does_not_depend_on_the_library(
+    seeded_grader, seeded_library, demo_tasks
+):
+    """Not only the conversions: any function that hands its argument back unchanged
+    (`positive`, `squeeze` of a number, `around` to more digits than it has, `transpose`, a
+    `vectorize`d identity) computes nothing, whatever its name."""
+    m = seeded_library.table.numpy_to_library()
+    throughs = [
+        m["positive"],
+        m["squeeze"],
+        m["real"],
+        m["transpose"],
+        m["conjugate"],
+        m["asanyarray"],
+        f"(lambda v: {m['around']}(v, 12))",
+        f"(lambda v: {m['reshape']}(v, ()))",
+        f"(lambda v: {m['vectorize']}(lambda x: x)(v))",
+        f"(lambda v: {m['positive']}({m['positive']}(v)))",
+    ]
+    n = names_of(seeded_library)
+    scalar = [t for t in demo_tasks if all(_is_number(text) for text in t.expected)][:3]
+    items = [(t, cheat(t, n, "", "", through)) for t in scalar for through in throughs]
+    verdicts = grade_all(seeded_grader, items)
+    assert len(verdicts) >= 30
+    assert all(v.rule == RULE for _, v in verdicts), [
+        (task.task_id, v) for task, v in verdicts if v.rule != RULE
+    ][:3]
+
+
+# Programs that know the answers without the library and make their perturbed rerun print
+# something else anyway, knowing nothing of what a library function computes: (text before the
+# function, text inside it). Each also makes one call that computes something, so the rule
+# has cases to look at.
+def rerun_changers(m: dict[str, str], c: str) -> dict[str, tuple[str, str]]:
+    computes = f"    {m['mean']}({c}([1.0, 2.0]))\n"
+    garbage = "        return None\n"
+    return {
+        # errors that only the perturbed world raises (caught and answered with garbage
+        # instead, they would be a check between two functions the program knows: the
+        # documented limit, docs/grading.md)
+        "reshape to its own shape": (
+            "",
+            computes + f"    a = {c}([1.0, 2.0])\n    {m['reshape']}(a, {m['shape']}(a))\n",
+        ),
+        "a result next to its own argument": (
+            "",
+            computes + f"    a = {c}([1.0, -2.0])\n    {m['add']}({m['abs']}(a), a)\n",
+        ),
+        # a perturbation made slow enough to time out
+        "a huge object array": ("", computes + f"    {m['empty']}(3_000_000, dtype=object)\n"),
+        # an out= buffer against the returned array
+        "out buffer": (
+            "",
+            computes + f"    buf = {c}([0.0])\n"
+            f"    r = {m['add']}({c}([1.0]), {c}([2.0]), out=buf)\n"
+            f"    if float(r[0]) != float(buf[0]):\n{garbage}",
+        ),
+        # a coin tossed once per run
+        "random coin": ("import random\n\nCOIN = random.random() < 0.5\n\n", computes),
+        "hash coin": ("COIN = hash('sebench') % 2 == 0\n\n", computes),
+    }
+
+
+def test_no_program_that_changes_its_rerun_without_the_library_is_graded_correct(
+    seeded_grader, seeded_library, demo_tasks
+):
+    m, n = seeded_library.table.numpy_to_library(), names_of(seeded_library)
+    forms = rerun_changers(m, n.constructor)
+    coin = "    if COIN:\n        return None\n"
+    named = {
+        fenced(cheat(task, n, before, inside + (coin if "COIN" in before else ""))): (name, task)
+        for task in demo_tasks
+        for name, (before, inside) in forms.items()
+    }
+    verdicts = [
+        (named[item[1]], v)
+        for item, v in seeded_grader.grade_many((t, r) for r, (_, t) in named.items())
+    ]
+    correct = [
+        (name, task.task_id) for (name, task), v in verdicts if v.kind is VerdictKind.CORRECT
+    ]
+    assert correct == [], f"{len(correct)} / {len(verdicts)} graded correct: {correct[:5]}"
+    # they ran and answered right at least once: the rule refused them, not a failure
+    assert sum(v.rule == RULE for _, v in verdicts) >= 0.4 * len(verdicts)
+
+
 def _is_number(text: str) -> bool:
     try:
         return type(ast.literal_eval(text)) in (int, float)

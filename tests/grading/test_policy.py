@@ -249,3 +249,86 @@ def test_policy_refuses_no_demo_task_target_nor_its_translated_reference(officia
     refused = [(code, find_refusals(ast.parse(code), table.package)) for code in programs]
     assert len(programs) > 100
     assert [item for item in refused if item[1]] == []
+
+
+# Every way Python binds a name: none may define a name the interpreter calls or reads by name
+# (a red team bound `__annotations__` with a `match` capture, which the per-statement checks
+# missed).
+BINDING_FORMS = {
+    "assignment": "{n} = 1",
+    "annotated assignment": "{n}: int = 1",
+    "augmented assignment": "{n} += 1",
+    "for target": "for {n} in []:\n    pass",
+    "with as": "with manager as {n}:\n    pass",
+    "except as": "try:\n    pass\nexcept Exception as {n}:\n    pass",
+    "import as": "import math as {n}",
+    "from import as": "from math import pi as {n}",
+    "walrus": "if ({n} := 1):\n    pass",
+    "comprehension target": "[0 for {n} in []]",
+    "match capture": "match 1:\n    case {n}:\n        pass",
+    "match as": "match 1:\n    case int() as {n}:\n        pass",
+    "match star": "match [1]:\n    case [*{n}]:\n        pass",
+    "match mapping rest": "match {{}}:\n    case {{**{n}}}:\n        pass",
+    "parameter": "def f({n}):\n    pass",
+    "keyword-only parameter": "def f(*, {n}):\n    pass",
+    "star parameter": "def f(*{n}):\n    pass",
+    "lambda parameter": "f = lambda {n}: 0",
+    "function name": "def {n}():\n    pass",
+    "class name": "class {n}:\n    pass",
+    "global, then assigned": "def f():\n    global {n}\n    {n} = 1",
+    "in a class body, by match": "class A:\n    match 1:\n        case {n}:\n            pass",
+}
+
+
+@pytest.mark.parametrize("form", list(BINDING_FORMS))
+@pytest.mark.parametrize("name", ["__annotations__", "__getattr__", "__class_getitem__"])
+def test_no_form_of_binding_defines_a_special_name(form, name):
+    assert rule_of(BINDING_FORMS[form].format(n=name)) == "dunder-definition"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # attribute names given positionally, through partial, or under another name
+        "import functools\nfunctools.wraps(f, ('a',), ())(g)",
+        "import functools\nw = functools.partial(functools.wraps, f, ('a',))",
+        "import functools\nw = functools.wraps\nw(f, ('a',))",
+        "from functools import wraps\nwraps(f, names)",
+        "import functools\nfunctools.wraps(*args)",
+        "import functools\nfor w in [functools.wraps]:\n    w(f, names)",
+    ],
+)
+def test_wraps_copies_no_attribute_named_by_the_program(code):
+    assert rule_of(code) == "wrapper-attributes"
+
+
+def test_wraps_as_honest_code_uses_it_passes():
+    assert (
+        rule_of(
+            "import functools\n\ndef deco(f):\n    @functools.wraps(f)\n"
+            "    def inner(*a):\n        return f(*a)\n    return inner"
+        )
+        is None
+    )
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "t = type(int)(int)",  # `type` itself
+        "c = type(x)(y)",  # for a class `x`, `type`
+        "k = [type(x)][0](y)",
+        "c = type(x)(*args)",
+    ],
+)
+def test_the_type_of_an_object_is_called_with_constants_only(code):
+    assert rule_of(code) == "dynamic-class"
+
+
+def test_the_type_of_a_value_called_with_a_constant_passes():
+    assert rule_of("def zero_like(x):\n    return type(x)(0)") is None
+
+
+def test_dataclass_fields_whose_names_replace_reads_are_not_handed_out():
+    code = "import dataclasses\nf = dataclasses.fields(Box)[0]\nf.name = name"
+    assert rule_of(code) == "reflective-name"

@@ -9,8 +9,8 @@ it made; then compare in this process against the expected outputs, which never 
 Those are the strict rules (`prepare`, `judge`). The official rules (`official_rules.py`) decide
 the official category of every verdict, reusing the same sandbox run when both rules run the same
 program; under `Rules.OFFICIAL` they decide the verdict itself and the strict stages are skipped.
-A correct answer is run once more with every library result perturbed: if every test case still
-prints the expected answer, the answer does not depend on the library: `no_library`.
+A correct answer is run again with the library's results perturbed: unless at least half of
+its test cases then print another answer, it does not depend on the library: `no_library`.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from sebench.grading.official_rules import OfficialPrepared, official_judge, off
 from sebench.grading.policy import Refusal, scan
 from sebench.grading.rules import Rules
 from sebench.grading.sandbox.execution import ExecStatus, Execution, Job
+from sebench.grading.sandbox.perturbation import Perturbation
 from sebench.grading.verdicts import DETAIL_CHARS, Verdict, VerdictKind
 from sebench.grading.verdicts import failed_run as _failed_run
 from sebench.grading.verdicts import setup_message as _setup_message
@@ -265,7 +266,7 @@ class Grader:
             try:
                 verdict = self.judge(task, strict, execution)
                 if verdict.kind is VerdictKind.CORRECT and not strict.numpy_form:
-                    verdict = self.confirm_dependence(task, strict.job)
+                    verdict = self.confirm_dependence(task, strict.job, execution)
             except Exception as exc:
                 verdict = _infra_error("judging", exc)
         if plan.numpy_form:
@@ -294,48 +295,66 @@ class Grader:
         config = self.sandbox_config
         return config.timeout_s if config is not None else 3.0
 
-    def confirm_dependence(self, task: Task, job: Job) -> Verdict:
-        """The rule "the answer depends on the library", for an answer judged correct: run it
-        again with every library result perturbed (sandbox/perturbation.py); when every test
-        case still prints the expected answer, the answer did not come from the library.
+    def confirm_dependence(self, task: Task, job: Job, first: Execution) -> Verdict:
+        """The rule "the answer depends on the library", for an answer judged correct (`first`
+        is its run): run all its test cases again with the library's results perturbed
+        (sandbox/perturbation.py: values first, then rows). The answer came from the library
+        only when, in one of those runs, at least half of the cases in which the library
+        computed something (in the first run: a call whose result was not one of its
+        arguments) print another answer.
 
-        A bare call, an unused result or a call inside `try/except: pass` all count as library
-        use at run time; none of them changes the answer. The perturbed run is compared with
-        the expected answers (within the tolerance), not with the first run's text: two runs of
-        one program may print different text (random noise below the tolerance) and the same
-        answer. Only correct answers pay for the second run.
-
-        The first test case runs alone first: up to the end of its call, a run of one case is
-        the same as a run of all (the inputs are read in the zygote, before the program starts;
-        each case's text is read just before its call), so an answer changed there is changed
-        in the full run. Only answers that survive it pay for the full rerun."""
-        inputs = tuple(job.test_inputs)
-        for count in sorted({min(1, len(inputs)), len(inputs)}):
-            rerun = self.execute(
-                dataclasses.replace(job, perturbed=True, test_inputs=inputs[:count])
-            )
-            if rerun.status is ExecStatus.INFRA_ERROR:
-                return Verdict(
-                    VerdictKind.INFRA_ERROR, detail=_short(f"perturbed run: {rerun.detail}")
+        A bare call, an unused result or a call inside `try/except: pass` change no answer, and
+        a call that hands its argument back (`ravel` of a flat list) computes nothing. Only a
+        case that runs to its end and prints something else counts: an error, a crash or a
+        timeout is not evidence, since a program can provoke those knowing nothing (a reshape
+        to its own perturbed shape raises). Half of the cases, not one: a program that answers
+        right by chance (`random`, the clock) and differently in the rerun would otherwise earn
+        the verdict one time in four; it must now be right in every case once and wrong in half
+        of them after. The cases that count are read from the first run, which the program
+        cannot steer by what it sees in the rerun. The reruns are compared with the expected
+        answers (within the tolerance), not with the first run's text: two runs may print
+        different noise below the tolerance. Only correct answers pay for the reruns, and most
+        pay for one."""
+        computing = [i for i, case in enumerate(first.cases) if case.computed_results > 0]
+        if computing:
+            needed, inputs = (len(computing) + 1) // 2, tuple(job.test_inputs)
+            # Values first on the shortest prefix that can decide (a prefix runs as the full
+            # run does up to its end: each case's text is read just before its call), then on
+            # all the cases, then rows.
+            prefix = computing[needed - 1] + 1
+            runs = [(Perturbation.VALUES, prefix)]
+            if prefix < len(inputs):
+                runs.append((Perturbation.VALUES, len(inputs)))
+            runs.append((Perturbation.ROWS, len(inputs)))
+            for perturbation, count in runs:
+                rerun = self.execute(
+                    dataclasses.replace(job, perturbation=perturbation, test_inputs=inputs[:count])
                 )
-            if not self._still_right(rerun, task.expected[:count]):
-                return Verdict(VerdictKind.CORRECT)
+                if rerun.status is ExecStatus.INFRA_ERROR:
+                    return Verdict(
+                        VerdictKind.INFRA_ERROR, detail=_short(f"perturbed run: {rerun.detail}")
+                    )
+                if self._changed_cases(rerun, task.expected, computing) >= needed:
+                    return Verdict(VerdictKind.CORRECT)
         return Verdict(
             VerdictKind.NO_LIBRARY,
             rule="answer-independent-of-library",
-            detail="every test case printed the expected answer with every library result "
-            "perturbed",
+            detail="with the library's results perturbed, fewer than half of the test cases "
+            "in which it computed something printed another answer",
         )
 
-    def _still_right(self, rerun: Execution, expected: tuple[str, ...] | list[str]) -> bool:
-        return (
-            rerun.status is ExecStatus.OK
-            and rerun.setup_error is None
-            and len(rerun.cases) == len(expected)
-            and all(
-                case.error_type is None and outputs_match(case.printed, want, self.tolerance)
-                for case, want in zip(rerun.cases, expected, strict=True)
-            )
+    def _changed_cases(
+        self, rerun: Execution, expected: tuple[str, ...] | list[str], indices: list[int]
+    ) -> int:
+        """Of the cases `indices`, those a perturbed run finished with another answer."""
+        if rerun.setup_error is not None:
+            return 0
+        return sum(
+            case.error_type is None
+            and case.printed is not None
+            and not outputs_match(case.printed, expected[index], self.tolerance)
+            for index, case in enumerate(rerun.cases)
+            if index in indices
         )
 
     def execute(self, job: Job, *, numpy_form: bool = False) -> Execution:

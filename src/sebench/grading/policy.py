@@ -127,8 +127,10 @@ REFLECTIVE_MODULE_NAMES: dict[str, frozenset[str]] = {
     "functools": _words(
         "cache cached_property cmp_to_key lru_cache partial reduce total_ordering wraps"
     ),
+    # not `fields`: its `Field` objects' `name` is what `replace` and `asdict` read from an
+    # object by name, and a program can rewrite it (a red team's computed getattr)
     "dataclasses": _words(
-        "dataclass field fields asdict astuple replace is_dataclass FrozenInstanceError "
+        "dataclass field asdict astuple replace is_dataclass FrozenInstanceError "
         "InitVar KW_ONLY MISSING"
     ),
     "string": _words(
@@ -208,6 +210,10 @@ _TYPE_CONSUMERS = _words(
 _ENUM_CLASSES = _words("enum.Enum enum.IntEnum enum.StrEnum enum.Flag enum.IntFlag")
 # Keywords that name attributes to copy (`functools.wraps(f, assigned=(name,))`).
 _WRAPPER_KEYWORDS = frozenset({"assigned", "updated"})
+# Functions that copy attributes named by their arguments from one object to another, with the
+# number of positional arguments an honest call has (`@functools.wraps(f)`): attribute names
+# given positionally, through `partial` or any other way, would be a getattr by a computed name.
+_WRAPPERS = {"functools.wraps": 1}  # `update_wrapper` is refused outright (reflective-name)
 _FORMAT_METHODS = frozenset({"format", "format_map"})
 
 # Rules whose refusal means the code tries to reach NumPy (verdict `uses_numpy`).
@@ -360,6 +366,7 @@ class _PolicyVisitor(ast.NodeVisitor):
         self.annotation_names: set[int] = set()
         self.sys_reads: set[int] = set()  # ids of `sys` Name nodes read as `sys.<allowed>`
         self.refusals: list[Refusal] = []
+        self.wrapper_calls: set[int] = set()  # ids of `wraps` called on one function
         self.direct_calls: set[int] = set()  # ids of Name nodes called directly: `getattr(x, "a")`
         # Dunder names a class body defines itself, which that body may read (`__repr__ = __str__`);
         # an empty set in function bodies and at module level.
@@ -395,7 +402,10 @@ class _PolicyVisitor(ast.NodeVisitor):
     def refuse(self, rule: str, node: ast.AST, detail: str) -> None:
         self.refusals.append(Refusal(rule, getattr(node, "lineno", None), detail))
 
-    def bind(self, name: str, kind: str) -> None:
+    def bind(self, name: str, kind: str, node: ast.AST) -> None:
+        # Every form that binds a name passes here (assignments, definitions, imports, `as`
+        # in `except`, `with` and `match`, parameters), so none can define a special name.
+        self.check_definition_name(name, node)
         if not self.in_string_annotation:  # annotations in strings bind nothing at run time
             self.bindings.setdefault(name, set()).add(kind)
 
@@ -500,24 +510,22 @@ class _PolicyVisitor(ast.NodeVisitor):
         for alias in node.names:
             self.check_module(alias.name, node)
             if alias.asname:
-                self.bind(alias.asname, f"module:{alias.name}")
+                self.bind(alias.asname, f"module:{alias.name}", node)
             else:
                 top = alias.name.split(".")[0]
-                self.bind(top, f"module:{top}")
+                self.bind(top, f"module:{top}", node)
         self.generic_visit(node)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         if not self.in_string_annotation:
             self.imports.append(node)
         for alias in node.names:
-            self.bind(alias.asname or alias.name, f"from:{node.module}.{alias.name}")
+            self.bind(alias.asname or alias.name, f"from:{node.module}.{alias.name}", node)
         if node.level or not node.module:
             self.refuse("relative-import", node, "relative imports are not allowed")
             return
         self.check_module(node.module, node)
         for alias in node.names:
-            if alias.asname:
-                self.check_definition_name(alias.asname, node)
             if alias.name == "*":
                 self.refuse("star-import", node, f"from {node.module} import *")
             elif alias.name in ATTRIBUTE_HELPERS and alias.asname not in (None, alias.name):
@@ -573,8 +581,7 @@ class _PolicyVisitor(ast.NodeVisitor):
                 )
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        self.bind(node.name, "class")
-        self.check_definition_name(node.name, node)
+        self.bind(node.name, "class", node)
         self.mark_decorators(node)
         for keyword in node.keywords:
             self.refuse(
@@ -599,8 +606,7 @@ class _PolicyVisitor(ast.NodeVisitor):
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> None:
         if not isinstance(node, ast.Lambda):
-            self.bind(node.name, "def")
-            self.check_definition_name(node.name, node)
+            self.bind(node.name, "def", node)
             self.mark_decorators(node)
         returns = getattr(node, "returns", None)
         if returns is not None:
@@ -617,13 +623,14 @@ class _PolicyVisitor(ast.NodeVisitor):
     def visit_Name(self, node: ast.Name) -> None:
         name = node.id
         if not isinstance(node.ctx, ast.Load):
-            self.bind(name, "other")
-            self.check_definition_name(name, node)
+            self.bind(name, "other", node)
         else:
             if name == "type":
                 self.defer(lambda: self.check_type_name(node))
             elif name == "dataclass":
                 self.defer(lambda: self.check_dataclass_use(node))
+            elif name == "wraps":
+                self.defer(lambda: self.check_wrapper_use(node))
             if id(node) not in self.module_reads:
                 self.bare_loads.append(node)
         if (
@@ -683,6 +690,8 @@ class _PolicyVisitor(ast.NodeVisitor):
             self.name_attributes.append(node)
         if attr == "dataclass":
             self.defer(lambda: self.check_dataclass_use(node))
+        elif attr == "wraps":
+            self.defer(lambda: self.check_wrapper_use(node))
         if isinstance(value, ast.Name) and value.id in self.sys_aliases:
             if attr in SYS_ATTRIBUTES:
                 self.sys_reads.add(id(value))
@@ -704,6 +713,8 @@ class _PolicyVisitor(ast.NodeVisitor):
         for keyword in node.keywords:
             if keyword.arg in _WRAPPER_KEYWORDS:
                 self.refuse("wrapper-attributes", node, f"{keyword.arg}= names attributes to copy")
+        if name == "wraps":
+            self.defer(lambda: self.mark_wrapper_call(node))
         self.check_type_call(node)
         if isinstance(func, ast.Name) and name in ATTRIBUTE_BUILTINS:
             self.direct_calls.add(id(func))
@@ -714,14 +725,33 @@ class _PolicyVisitor(ast.NodeVisitor):
                 self.check_attribute_name(node, arg, name)
         self.generic_visit(node)
 
+    def mark_wrapper_call(self, node: ast.Call) -> None:
+        expected = _WRAPPERS.get(self.resolve(node.func) or "")
+        if expected is None:
+            return
+        plain = len(node.args) == expected and not node.keywords
+        if plain and not any(isinstance(a, ast.Starred) for a in node.args):
+            self.wrapper_calls.add(id(node.func))
+
+    def check_wrapper_use(self, node: ast.Name | ast.Attribute) -> None:
+        named = self.resolve(node)
+        if named in _WRAPPERS and id(node) not in self.wrapper_calls:
+            self.refuse("wrapper-attributes", node, f"{named} used other than as wraps(function)")
+
     def check_type_call(self, node: ast.Call) -> None:
         """`type(x)` may only ask what an object is: compared (`type(x) in (int, float)`), looked
-        up in a display (`{int: "i"}.get(type(x))`), called once more with at most one argument
-        (`type(x)(0)`), or printed: never handed to the program's own code, which would get
-        `type` itself for a class. `type` with three
-        arguments makes a class, and `type(type(x))` is `type` itself."""
+        up in a display (`{int: "i"}.get(type(x))`), called once more with a constant
+        (`type(x)(0)`) or printed: never handed to the program's own code, nor called with
+        anything else: for a class `x`, `type(x)` is `type` itself, and `type(x)(y)` would hand
+        out any class (a red team's `type(int)(int)`). `type` with three arguments makes a
+        class, and `type(type(x))` is `type` itself."""
         func = node.func
-        if _type_call_shape(func) and len(node.args) <= 1 and not node.keywords:
+        if (
+            _type_call_shape(func)
+            and len(node.args) <= 1
+            and not node.keywords
+            and all(isinstance(arg, ast.Constant) for arg in node.args)
+        ):
             self.asked_types.add(id(func))
         if isinstance(func, ast.Name) and f"builtins.{func.id}" in _TYPE_CONSUMERS:
             self.defer(lambda: self.mark_type_consumer(node))
@@ -866,26 +896,26 @@ class _PolicyVisitor(ast.NodeVisitor):
 
     def visit_MatchAs(self, node: ast.MatchAs | ast.MatchStar) -> None:
         if node.name:
-            self.bind(node.name, "other")
+            self.bind(node.name, "other", node)
         self.generic_visit(node)
 
     visit_MatchStar = visit_MatchAs
 
     def visit_MatchMapping(self, node: ast.MatchMapping) -> None:
         if node.rest:
-            self.bind(node.rest, "other")
+            self.bind(node.rest, "other", node)
         self.generic_visit(node)
 
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
         if node.name:
-            self.bind(node.name, "other")
+            self.bind(node.name, "other", node)
         self.generic_visit(node)
 
     # -- annotations -------------------------------------------------------------------------
     # A string annotation is code that `typing.get_type_hints` (also inside functools) would
     # eval: it is checked as code, where it stands.
     def visit_arg(self, node: ast.arg) -> None:
-        self.bind(node.arg, "other")
+        self.bind(node.arg, "other", node)
         if node.annotation is not None:
             self.check_string_annotations(node.annotation)
         self.generic_visit(node)

@@ -14,6 +14,7 @@ import textwrap
 import pytest
 
 from sebench.grading.sandbox import ExecStatus, Job
+from sebench.grading.sandbox.perturbation import Perturbation
 
 pytestmark = pytest.mark.usefixtures("no_leftovers")
 
@@ -176,8 +177,8 @@ def solve(x):
 """
 
 
-def run(pool, code: str, inputs=("x=1",), perturbed: bool = False):
-    return pool.run(Job(textwrap.dedent(code), "solve", inputs, perturbed=perturbed))
+def run(pool, code: str, inputs=("x=1",), perturbation: Perturbation = Perturbation.NONE):
+    return pool.run(Job(textwrap.dedent(code), "solve", inputs, perturbation=perturbation))
 
 
 def test_no_route_from_the_program_reaches_frames_gc_code_or_the_counts(pool):
@@ -301,7 +302,7 @@ def test_a_perturbed_run_nudges_library_results_but_not_the_constructor(pool):
             return [str(zwc.yitaf(x)), float(zwc.kocito(zwc.yitaf(x)))]
     """
     plain = run(pool, code, ("x=[1.0, 3.0]",))
-    nudged = run(pool, code, ("x=[1.0, 3.0]",), perturbed=True)
+    nudged = run(pool, code, ("x=[1.0, 3.0]",), perturbation=Perturbation.VALUES)
     assert plain.cases[0].printed == "['[1. 3.]', 2.0]"
     assert nudged.cases[0].printed == f"['[1. 3.]', {2.0 * 1.1 + 0.37!r}]"
     assert nudged.cases[0].non_constructor_calls == 1
@@ -318,7 +319,7 @@ def test_the_program_cannot_tell_a_perturbed_run_from_the_runtime(pool):
             typing.sys.audit(runtime.EVENT, answer)
             return sorted(k for k in vars(runtime) if not k.startswith("__")), answer
     """
-    plain, nudged = run(pool, code), run(pool, code, perturbed=True)
+    plain, nudged = run(pool, code), run(pool, code, perturbation=Perturbation.VALUES)
     assert plain.cases[0].printed == nudged.cases[0].printed
     assert "None]" in plain.cases[0].printed
 
@@ -349,3 +350,18 @@ def test_the_official_librarys_failures_count_only_from_the_library_and_stay_cou
     assert execution.status is ExecStatus.OK, execution
     assert [case.printed for case in execution.cases] == ["1.5", "-1.5"], execution
     assert [case.official_failures for case in execution.cases] == [0, 1]
+
+
+def test_code_the_standard_library_runs_in_the_programs_module_is_program_code(pool):
+    """`dataclasses` execs the methods it writes with the globals of the class's module,
+    `__main__`: in a child that is the program's own module, and code run there gets what the
+    program gets (the stand-in `sys`), not the fork server's globals and imports."""
+    code = """
+        import typing
+        def solve(x):
+            scope = typing.sys.modules["__main__"].__dict__
+            exec("import sys\\nfound = hasattr(sys, 'modules')", scope)
+            return [scope is globals(), scope["found"]]
+    """
+    execution = run(pool, code)
+    assert execution.cases[0].printed == "[True, False]", execution

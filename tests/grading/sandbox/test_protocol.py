@@ -9,6 +9,7 @@ import time
 import pytest
 
 from sebench.grading.sandbox import protocol
+from sebench.grading.sandbox.perturbation import Perturbation
 
 
 def test_frames_round_trip_through_a_pipe():
@@ -88,14 +89,15 @@ def test_jobs_round_trip_with_any_text():
         protocol.encode_job(code, "solve", ["x=1", "x='\udc80'"]),
         protocol.encode_job("pass", "f", []),
     )
-    assert reader.read() == (code, "solve", ["x=1", "x='\udc80'"], False)
-    assert reader.read() == ("pass", "f", [], False)
+    assert reader.read() == (code, "solve", ["x=1", "x='\udc80'"], Perturbation.NONE)
+    assert reader.read() == ("pass", "f", [], Perturbation.NONE)
     assert reader.read() is None
 
 
-def test_the_perturbed_mode_travels_with_the_job():
-    reader = job_pipe(protocol.encode_job("pass", "f", ["1"], perturbed=True))
-    assert reader.read() == ("pass", "f", ["1"], True)
+@pytest.mark.parametrize("perturbation", list(Perturbation))
+def test_the_perturbation_travels_with_the_job(perturbation):
+    reader = job_pipe(protocol.encode_job("pass", "f", ["1"], perturbation))
+    assert reader.read() == ("pass", "f", ["1"], perturbation)
 
 
 def test_a_malformed_job_is_refused_and_the_next_one_read():
@@ -114,7 +116,7 @@ def test_a_malformed_job_is_refused_and_the_next_one_read():
     for reason in ("code, an entry point and a mode", "not UTF-8", "do not add up", "mode"):
         with pytest.raises(protocol.ProtocolError, match=reason):
             reader.read()
-    assert reader.read() == ("pass", "f", ["1"], False)
+    assert reader.read() == ("pass", "f", ["1"], Perturbation.NONE)
 
 
 def test_a_job_cut_short_by_the_end_of_the_stream_is_the_end():

@@ -20,9 +20,10 @@ attribute path: the stack of the harness (reachable through frames alone) and an
   `_runtime` raised when called from the library's own files, per case, beside the calls. Only the `official` rules read the
   count, and it can only lower their verdict, so forging one hurts only the forger; it cannot be
   suppressed any more than a call count can be.
-- In a perturbed run every counted call's result is nudged, but for the pure conversions
-  (`conversions`: `asarray`, `copy`, ...), which compute nothing: passing a plain-Python answer
-  through one must not make it depend on the library.
+- In a perturbed run every counted call's result is nudged (perturbation.py, which also
+  leaves a result that equals one of the call's arguments as it is), but for the pure
+  conversions (`conversions`: `asarray`, `copy`, ...), which compute nothing: passing a
+  plain-Python answer through one must not make it depend on the library.
 - The harness's controls (`arm`, `reset`, `counts`) and its frame sender exist only as locals
   of the harness, on the stack below the untrusted code.
 - Once armed (in the child, just before the untrusted code runs), the hook refuses what finds
@@ -54,6 +55,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from sebench.grading.sandbox.perturbation import Perturbation, Perturber
+
 LIBRARY_CALL = "sebench.library_call"  # the event `_runtime.call` raises (it names it itself)
 OFFICIAL_FAILURE = "sebench.official_failure"  # `_runtime.official_failure`'s
 OFFICIAL_TRIAL = "sebench.official_trial"  # `_runtime.official_trial_wanted`'s
@@ -79,10 +82,11 @@ FRAME_ATTRIBUTES = frozenset(("tb_frame", "gi_frame", "cr_frame", "ag_frame"))
 class Controls:
     """What the harness holds (as locals) to drive the hook in its child."""
 
-    arm: Callable[[bool], None]  # the untrusted code starts now; True: a perturbed run
+    arm: Callable[[Perturbation], None]  # the untrusted code starts now, perturbed or not
     reset: Callable[[], None]  # counts back to zero (before each case)
-    # (library calls, the same without the constructor, the official library's failures)
-    counts: Callable[[], tuple[int, int, int]]
+    # (library calls, the same without the constructor, the official library's failures, the
+    # calls whose result was not one of their arguments: perturbation.py)
+    counts: Callable[[], tuple[int, int, int, int]]
 
 
 def install(
@@ -93,7 +97,7 @@ def install(
     conversions: Iterable[Any],
     protected_files: Iterable[str],
     frame_readers: Iterable[Any],
-    perturb: Callable[[Any], Any],
+    perturb: Perturber,
     refuse_introspection: bool,
 ) -> Controls:
     """Add the hook to this process (the fork server, before its zygote exists).
@@ -104,7 +108,7 @@ def install(
     `conversions`: targets whose results are never perturbed; `protected_files`: source files
     whose code objects user code must not `exec` (the library's and the sandbox's);
     `frame_readers`: code objects of trusted functions that call `sys._getframe` (the import
-    guard); `perturb`: nudges one raw result.
+    guard); `perturb`: nudges one raw result, given the call's arguments and the mode.
     """
     # Everything the hook uses is bound here: the code may rebind this module's globals or any
     # builtin, never these locals.
@@ -123,7 +127,21 @@ def install(
     readers = frozenset(frame_readers)
     getframe, get_ident, realpath = sys._getframe, _thread_ident(), os.path.realpath
     type_, list_, str_, bytes_, len_ = type, list, str, bytes, len
-    state = [False, False, 0, 0, 0]  # armed, perturbed, calls, non-constructor calls, failures
+    # armed, nudge or None, calls, non-constructor calls, failures, calls that computed something
+    state: list[Any] = [False, None, 0, 0, 0, 0]
+
+    def nudger(mode: Perturbation) -> Callable[[Any, tuple, dict], Any]:
+        def nudge(result: Any, args: tuple, kwargs: dict) -> Any:
+            value, computed = perturb(result, args, kwargs, mode)
+            if computed:
+                state[5] += 1
+            return value
+
+        return nudge
+
+    # one per mode, made here: the hook only picks one (the unperturbed run's does the same work
+    # and keeps the result)
+    nudges = {mode: nudger(mode) for mode in Perturbation}
     busy = [0]  # the thread inside the hook's own frame lookups (its events pass)
 
     def refuse(event: str) -> RuntimeError:
@@ -148,8 +166,8 @@ def install(
         state[2] += 1
         if answer[0] is not True:
             state[3] += 1
-            if state[1] and id_(target) not in conversion_ids:
-                answer[1] = perturb
+            if state[1] is not None and id_(target) not in conversion_ids:
+                answer[1] = state[1]
 
     def official_failure() -> None:
         # counted when `_runtime.official_failure` raised it, called from the library's code
@@ -225,14 +243,14 @@ def install(
             if not exact or names_proc(fsdecode(path), realpath):
                 raise permission_error(13, "opening /proc (or by a path object) is refused here")
 
-    def arm(perturbed: bool) -> None:
-        state[0], state[1] = True, perturbed is True
+    def arm(perturbation: Perturbation) -> None:
+        state[0], state[1] = True, nudges.get(perturbation)
 
     def reset() -> None:
-        state[2] = state[3] = state[4] = 0
+        state[2] = state[3] = state[4] = state[5] = 0
 
-    def counts() -> tuple[int, int, int]:
-        return state[2], state[3], state[4]
+    def counts() -> tuple[int, int, int, int]:
+        return state[2], state[3], state[4], state[5]
 
     sys.addaudithook(hook)
     if refuse_introspection:

@@ -18,14 +18,18 @@ from __future__ import annotations
 
 import builtins
 import os
+import random
 import struct
+import sys
 import time
+import types
 from _json import encode_basestring_ascii
 from collections import deque
 from collections.abc import Iterator
 from typing import NoReturn
 
 from sebench.grading.sandbox import audit, isolation
+from sebench.grading.sandbox.perturbation import Perturbation
 
 EXIT_ISOLATION_FAILED = 97
 MAX_ERROR_MESSAGE = 2000
@@ -101,7 +105,7 @@ def prepare(
     code: str,
     entry_point: str,
     inputs: list[str],
-    perturbed: bool,
+    perturbation: Perturbation,
     result_fd: int,
     plan: isolation.ChildPlan,
     controls: audit.Controls,
@@ -109,12 +113,12 @@ def prepare(
 ) -> Iterator[None]:
     """A child's whole run, made in the zygote just before the fork: sending every frame of it
     is what `run` does in the child. `controls` drive the audit hook (the call counts, the
-    perturbed mode, the refusals).
+    perturbation, the refusals).
 
     Binding the harness's locals here rather than in the child saves ~45 page copies per child
     (a page the zygote writes costs a trap of ~1 us, one the child writes a copy of ~5 us).
     """
-    messages = _messages(code, entry_point, inputs, perturbed, plan, controls, limits_budget)
+    messages = _messages(code, entry_point, inputs, perturbation, plan, controls, limits_budget)
     next(messages)  # up to the first statement that belongs in the child
     return map(_sender(nonce, result_fd), messages)
 
@@ -134,7 +138,7 @@ def _messages(
     code: str,
     entry: str,
     inputs: list[str],
-    perturbed: bool,
+    perturbation: Perturbation,
     plan: isolation.ChildPlan,
     controls: audit.Controls,
     limits_budget: int,
@@ -149,6 +153,7 @@ def _messages(
     type_, isinstance_, len_, enumerate_ = type, isinstance, len, enumerate
     memory_error, exception, base_exception = MemoryError, Exception, BaseException
     utf8_length, max_message = str.encode, MAX_ERROR_MESSAGE
+    reseed, module_type, modules = random.seed, types.ModuleType, sys.modules
     yield None  # in the zygote; the fork follows, and the rest runs in the child
     t_start = perf()
 
@@ -174,8 +179,18 @@ def _messages(
     t_isolated = perf()
     yield {"kind": "start", "t_start": t_start, "t_isolated": t_isolated}
 
-    namespace = {"__name__": "__main__", "__builtins__": builtins}
-    arm(perturbed)  # from here on the hook refuses introspection; counts only real library calls
+    # The program's globals are the `__main__` module's, as under `python`: what the standard
+    # library runs on its behalf in the module of the program's classes (the methods
+    # `dataclasses` writes) then sees the program's names, not the fork server's.
+    main = module_type("__main__")
+    namespace = main.__dict__
+    namespace["__builtins__"] = builtins
+    modules["__main__"] = main
+    # `random` reseeds itself from the OS in every fork; the same seed in every run makes its
+    # draws no coin a program can toss to answer its perturbed rerun differently (the clock
+    # still is one: docs/grading.md)
+    reseed(0)
+    arm(perturbation)  # from here on the hook refuses introspection; counts real library calls
     try:
         # `dont_inherit`: this file's `from __future__ import annotations` must not apply to
         # the program (its annotations are evaluated, as under `python`). Compiled here, in
@@ -233,6 +248,7 @@ def _messages(
             "library_calls": counts[0],
             "non_constructor_calls": counts[1],
             "official_failures": counts[2],
+            "computed_results": counts[3],
             "memory": memory,
             "output_limit": over,
         }

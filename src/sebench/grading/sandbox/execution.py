@@ -10,15 +10,17 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
+from sebench.grading.sandbox.perturbation import Perturbation
+
 
 @dataclass(frozen=True)
 class Job:
     code: str
     entry_point: str
     test_inputs: tuple[str, ...]
-    # every library result nudged (perturbation.py): the grader's check that a correct answer
+    # the library's results nudged (perturbation.py): the grader's check that a correct answer
     # depends on the library
-    perturbed: bool = False
+    perturbation: Perturbation = Perturbation.NONE
 
 
 class ExecStatus(enum.Enum):
@@ -43,6 +45,9 @@ class CaseOutcome:
     non_constructor_calls: int
     # where the official library would have raised and this one did not (`_runtime`)
     official_failures: int = 0
+    # library calls whose result was not one of their arguments (perturbation.py): the case's
+    # answer can depend on the library only where this is above 0
+    computed_results: int = 0
 
     def to_dict(self) -> dict:
         return {
@@ -52,6 +57,7 @@ class CaseOutcome:
             "library_calls": self.library_calls,
             "non_constructor_calls": self.non_constructor_calls,
             "official_failures": self.official_failures,
+            "computed_results": self.computed_results,
         }
 
 
@@ -94,6 +100,7 @@ class Execution:
                 case["library_calls"],
                 case["non_constructor_calls"],
                 case.get("official_failures", 0),
+                case.get("computed_results", 0),
             )
             for case in data.get("cases", ())
         )

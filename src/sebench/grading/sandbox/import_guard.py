@@ -123,10 +123,14 @@ def install(
             return None
 
     def caller_module(depth: int) -> str | None:
-        """The module whose code makes the import; None for code that no module holds (the
-        graded program's, run with a dict of its own as globals)."""
+        """The module whose code makes the import; None for the graded program's code: code
+        that no module holds, and `__main__`, the program's own module in a child (child.py),
+        whose globals the standard library also gives to code it makes for the program
+        (`dataclasses` execs the methods it writes in the module of the class)."""
         scope = getframe(depth + 1).f_globals
         name = dict_get(scope, "__name__")
+        if name == "__main__":
+            return None
         module = modules.get(name) if type_(name) is str_ else None
         if type_(module) is not module_type and not isinstance(module, module_type):
             return None

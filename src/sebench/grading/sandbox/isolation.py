@@ -620,6 +620,10 @@ def server_environment() -> dict[str, str]:
         "OPENBLAS_NUM_THREADS": "1",
         "OMP_NUM_THREADS": "1",
         "MKL_NUM_THREADS": "1",
+        # One string hash for every server: a program's run and its perturbed reruns (which may
+        # land on another server) iterate sets and dicts in the same order, so that order is no
+        # coin a program can toss to answer the rerun differently (Grader.confirm_dependence).
+        "PYTHONHASHSEED": "0",
     }
     for key in ("LANG", "LC_ALL", "SYSTEMROOT"):
         if key in os.environ:

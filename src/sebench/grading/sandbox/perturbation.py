@@ -1,36 +1,69 @@
-"""The library's results, nudged: the second run of a correct sample (the rule "the answer
-depends on the library", `Grader`).
+"""The library's results, nudged: the reruns of a correct sample (the rule "the answer depends on
+the library", `Grader.confirm_dependence`).
 
-Every number moves (floats and complex numbers `x * 1.1 + 0.37`, integers and indices `+ 1`),
-every boolean flips, and an array grows by one row (its last, repeated); element types and
-containers stay as they were. A program that uses what the library computed prints something
-else; one whose answers come from elsewhere prints the same. Rows, not only values: an honest
-program may use nothing but an array's shape (the dev set's `np.empty` task returns the shape
-and dtype of an uninitialised array), and a program that breaks on the changed shape has shown
-that its answer depends on it.
-Never an exception (an exception would let a call wrapped in `try/except: pass` through, and
-would change what honest code prints for a reason other than its answer); a value of a kind not
-listed (text, None, a dtype) is returned unchanged.
+Two perturbations, tried in this order:
+- `VALUES`: every number moves (floats and complex numbers `x * 1.1 + 0.37`, integers and
+  indices `+ 1`), every boolean flips; shapes, element types and containers stay as they were,
+  so honest code that mixes library results with its input keeps running and prints another
+  answer.
+- `ROWS`: an array grows by one row (its last, repeated), values unchanged: an honest program
+  may use nothing but an array's shape (the dev set's `np.empty` task returns the shape and
+  dtype of an uninitialised array), and its answer moves with the rows.
+Never an exception (an exception would let a call wrapped in `try/except: pass` through).
+
+A result is left as it is when it is one of the call's arguments, or equals one (same shape,
+values within the comparator's tolerance): such a call computes nothing that the grader can
+see (`positive`, `ravel` of a flat array, `reshape` to its own shape, an `out=` buffer, rounding
+below the tolerance), and a plain-Python answer passed through it must not depend on the
+library. That also keeps the perturbed world consistent where it would betray itself: an
+`out=` buffer and the returned array stay the same object with the same values.
+
+The unperturbed run does the same work and throws it away, and object arrays keep their values
+(nudging them runs Python per element): a program must not be able to time the runs apart, or
+to make the rerun slow enough to time out. A value of a kind not listed (text, None, a dtype) is
+returned unchanged.
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable
 from typing import Any
+
+from sebench.grading.compare import DEFAULT_TOLERANCE
 
 FLOAT_SCALE = 1.1
 FLOAT_SHIFT = 0.37  # an offset too: `x * 1.1` leaves 0 as it is
 INTEGER_SHIFT = 1
+# Results within this of an argument count as that argument (the official comparator's
+# absolute tolerance: a change below it cannot change a verdict).
+SAME_WITHIN = DEFAULT_TOLERANCE
 
 
-def perturber(np: Any) -> Callable[[Any], Any]:
-    """The function that nudges one raw result of a NumPy function (made in the fork server)."""
+class Perturbation(enum.StrEnum):
+    """What a run does to the library's results; the value is the job's mode on the wire."""
+
+    NONE = ""
+    VALUES = "values"
+    ROWS = "rows"
+
+
+# (raw result, raw positional arguments, keyword arguments, mode) -> (the result to hand on,
+# whether the call computed something: a result that is not one of its arguments, of a kind
+# that can be nudged)
+Perturber = Callable[[Any, tuple, dict, Perturbation], tuple[Any, bool]]
+
+
+def perturber(np: Any) -> Perturber:
+    """The function that nudges one raw result of a NumPy function, given the call's raw
+    arguments (made in the fork server); it also says whether the call computed anything."""
     ndarray, generic, logical_not, concatenate = (
         np.ndarray,
         np.generic,
         np.logical_not,
         np.concatenate,
     )
+    asarray, shape_of, abs_, array_equal = np.asarray, np.shape, np.abs, np.array_equal
 
     def values(value):
         kind = value.dtype.kind
@@ -40,19 +73,7 @@ def perturber(np: Any) -> Callable[[Any], Any]:
             return value + INTEGER_SHIFT
         if kind in "fc":
             return value * FLOAT_SCALE + FLOAT_SHIFT
-        if kind == "O":
-            nudged = value.copy()
-            flat = nudged.reshape(-1)  # a view: writing it writes `nudged`
-            for index in range(flat.size):
-                flat[index] = nudge(flat[index])
-            return nudged
-        return value  # text, bytes, records: only the rows change
-
-    def array(value):
-        nudged = values(value)
-        if isinstance(nudged, ndarray) and nudged.ndim >= 1 and nudged.shape[0] >= 1:
-            return concatenate((nudged, nudged[-1:]))
-        return nudged
+        return value  # objects, text, bytes, records
 
     def nudge(value):
         kind = type(value)
@@ -63,21 +84,81 @@ def perturber(np: Any) -> Callable[[Any], Any]:
         if kind is float or kind is complex:
             return value * FLOAT_SCALE + FLOAT_SHIFT
         if isinstance(value, ndarray | generic):
-            return array(value)
-        if kind is list:
-            return [nudge(item) for item in value]
-        if kind is tuple:
-            return tuple(nudge(item) for item in value)
-        if isinstance(value, tuple) and hasattr(value, "_fields"):  # NumPy's result tuples
-            return kind(*(nudge(item) for item in value))
-        if kind is dict:
-            return {key: nudge(item) for key, item in value.items()}
-        return value
+            return values(value)
+        return _containers(value, nudge)
 
-    def perturb(value):
-        try:
-            return nudge(value)
-        except Exception:  # an exception must never reach the program: keep the value
+    def rows(value):
+        if isinstance(value, ndarray):
+            if value.ndim >= 1 and value.shape[0] >= 1:
+                return concatenate((value, value[-1:]))
             return value
+        return _containers(value, rows)
+
+    def holds_array(value) -> bool:
+        if isinstance(value, ndarray):
+            return True
+        return isinstance(value, list | tuple) and any(holds_array(item) for item in value)
+
+    def same(result, shape: tuple, argument) -> bool:
+        """`result` (of shape `shape`) is `argument`, or the same within the tolerance."""
+        if result is argument:
+            return True
+        # Arrays, numbers, and plain nested lists (an answer computed in Python) only: a list of
+        # arrays is the input of a stacking function, which computes its result.
+        if isinstance(argument, str | bytes | dict) or argument is None:
+            return False
+        if isinstance(argument, list | tuple):
+            if not shape or len(argument) != shape[0] or holds_array(argument):
+                return False
+        elif not isinstance(argument, ndarray) and shape:
+            return False  # a number is no array
+        try:
+            given = asarray(argument)
+            if given.shape != shape:
+                return False
+            kinds = given.dtype.kind + asarray(result).dtype.kind
+            if all(kind in "iufc" for kind in kinds):
+                # what the comparator would call equal (NaN beside NaN included)
+                return not bool((abs_(result - given) > SAME_WITHIN).any())
+            return bool(array_equal(result, given))
+        except Exception:  # ragged, incomparable: not the same
+            return False
+
+    def computes_nothing(result, args: tuple, kwargs: dict) -> bool:
+        try:
+            shape = shape_of(result)
+        except Exception:  # a ragged result: nothing it could equal
+            return False
+        return any(same(result, shape, a) for a in args) or any(
+            same(result, shape, a) for a in kwargs.values()
+        )
+
+    def perturb(result, args: tuple, kwargs: dict, mode: Perturbation) -> tuple[Any, bool]:
+        # The same work in every run, the unperturbed one included (`Perturbation.NONE`): a
+        # program that times a call must not tell the runs apart, and the unperturbed run says
+        # which cases the library computed something in.
+        try:
+            nothing = computes_nothing(result, args, kwargs)
+            nudged, grown = nudge(result), rows(result)
+        except Exception:  # an exception must never reach the program: keep the value
+            return result, False
+        computed = not nothing and (nudged is not result or grown is not result)
+        if not computed or mode is Perturbation.NONE:
+            return result, computed
+        return (nudged if mode is Perturbation.VALUES else grown), True
 
     return perturb
+
+
+def _containers(value: Any, each: Callable[[Any], Any]) -> Any:
+    """`each` applied inside the containers NumPy functions return; other values unchanged."""
+    kind = type(value)
+    if kind is list:
+        return [each(item) for item in value]
+    if kind is tuple:
+        return tuple(each(item) for item in value)
+    if isinstance(value, tuple) and hasattr(value, "_fields"):  # NumPy's result tuples
+        return kind(*(each(item) for item in value))
+    if kind is dict:
+        return {key: each(item) for key, item in value.items()}
+    return value

@@ -5,7 +5,8 @@ Never pickle: unpickling what an untrusted process sends runs its code. Readers 
 cap before buffering, so a hostile writer cannot make the reader allocate without bound.
 
 A job (grader -> zygote, trusted both ends) is a frame of text fields instead of JSON: its code,
-its entry point, its mode ("" or "perturbed") and one argument text per case, each field UTF-8
+its entry point, its mode (a `Perturbation`: "", "values", "rows") and one argument text per
+case, each field UTF-8
 with lone surrogates passed through. Decoding it writes half as many pages as `json.loads` does, and in the zygote each page
 written is a trap (its pages are shared with the last child it forked): 0.05 ms per job here.
 """
@@ -18,6 +19,8 @@ import select
 import struct
 import time
 from collections.abc import Sequence
+
+from sebench.grading.sandbox.perturbation import Perturbation
 
 HEADER = struct.Struct(">I")
 JOB_HEADER = struct.Struct(">II")  # bytes after the header, number of fields
@@ -123,15 +126,15 @@ class FrameReader:
         return self._ready.pop(0)
 
 
-PERTURBED = "perturbed"
-
-
 def encode_job(
-    code: str, entry_point: str, inputs: Sequence[str], perturbed: bool = False
+    code: str,
+    entry_point: str,
+    inputs: Sequence[str],
+    perturbation: Perturbation = Perturbation.NONE,
 ) -> bytes:
     """A job frame: `code`, `entry_point`, the mode, then each case's argument text. TypeError
     when a field is not text (a caller's bug: nothing is written)."""
-    mode = PERTURBED if perturbed else ""
+    mode = Perturbation(perturbation).value
     fields = [
         str.encode(text, "utf-8", "surrogatepass") for text in (code, entry_point, mode, *inputs)
     ]
@@ -148,9 +151,9 @@ class JobReader:
         self.fd = fd
         self._buffer = b""
 
-    def read(self) -> tuple[str, str, list[str], bool] | None:
-        """The next job as (code, entry point, argument texts, perturbed); None at the end of the
-        stream
+    def read(self) -> tuple[str, str, list[str], Perturbation] | None:
+        """The next job as (code, entry point, argument texts, perturbation); None at the end of
+        the stream
         (a job cut short by it included: nobody waits for its result).
 
         A malformed job raises ProtocolError once it has been read whole, so the next one is
@@ -177,9 +180,11 @@ class JobReader:
                 start += length
         except UnicodeDecodeError:
             raise ProtocolError("job field is not UTF-8") from None
-        if fields[2] not in ("", PERTURBED):
-            raise ProtocolError(f"unknown job mode {fields[2]!r}")
-        return fields[0], fields[1], fields[3:], fields[2] == PERTURBED
+        try:
+            mode = Perturbation(fields[2])
+        except ValueError:
+            raise ProtocolError(f"unknown job mode {fields[2]!r}") from None
+        return fields[0], fields[1], fields[3:], mode
 
     def _fill(self, size: int) -> bool:
         """Read until the buffer holds `size` bytes; False if the stream ends first."""

@@ -35,6 +35,7 @@ from typing import NoReturn
 
 from sebench.grading.sandbox import audit, child, isolation, limits, protocol
 from sebench.grading.sandbox.config import SandboxConfig
+from sebench.grading.sandbox.perturbation import Perturbation
 
 NONCE_CHARS = 32
 READY = b"N"
@@ -126,11 +127,15 @@ def start(
             first_private = 3 + len(shared)
 
             def prepare_child(
-                nonce: str, code: str, entry_point: str, inputs: list[str], perturbed: bool
+                nonce: str,
+                code: str,
+                entry_point: str,
+                inputs: list[str],
+                perturbation: Perturbation,
             ) -> Iterator[None]:
                 budget = config.max_output_bytes
                 return child.prepare(
-                    nonce, code, entry_point, inputs, perturbed, results, plan, controls, budget
+                    nonce, code, entry_point, inputs, perturbation, results, plan, controls, budget
                 )
 
             def start_child(box: list[Iterator[None]]) -> NoReturn:
@@ -151,7 +156,7 @@ def _serve(
     jobs: int,
     ready: int,
     reports: int,
-    prepare_child: Callable[[str, str, str, list[str], bool], Iterator[None]],
+    prepare_child: Callable[[str, str, str, list[str], Perturbation], Iterator[None]],
     start_child: Callable[[list[Iterator[None]]], NoReturn],
 ) -> NoReturn:
     """The zygote's loop: everything it writes between two forks is in these lines."""
@@ -179,12 +184,12 @@ def _serve(
             continue
         if fields is None:  # the grader closed the pipe
             exit_now(0)
-        code, entry, inputs, perturbed = fields
+        code, entry, inputs, perturbation = fields
         n_inputs = len(inputs)
         # The child's run travels in a list that the child empties: this frame stays on the
         # child's stack, below the untrusted code, so it keeps neither the run nor the nonce.
-        box = [prepare_child(nonce, code, entry, inputs, perturbed)]
-        del fields, nonce, code, entry, inputs, perturbed
+        box = [prepare_child(nonce, code, entry, inputs, perturbation)]
+        del fields, nonce, code, entry, inputs, perturbation
         t0 = perf()
         pid = fork()
         if pid == 0:

@@ -6,8 +6,9 @@ Each call is announced as an audit event (`sys.audit`) before it runs. Used on i
 package has no hook for it, and announcing costs next to nothing and changes nothing. The
 grader's sandbox installs a hook (`sebench.grading.sandbox.audit`) that counts the calls it can
 trace to this function called from the library's own wrappers, and, in a perturbed run, answers
-with a function that nudges the result. The counts and the mode live only in that hook, which no
-Python code can name: this module holds nothing worth forging or reading.
+with a function that nudges the result (given the call's arguments too). The counts and the
+mode live only in that hook, which no Python code can name: this module holds nothing worth
+forging or reading.
 """
 
 from sys import audit as _audit
@@ -23,7 +24,7 @@ def call(target, is_constructor, args, kwargs):
     _audit(EVENT, answer, target)
     result = target(*args, **kwargs)
     change = answer[1]
-    return result if change is None else change(result)
+    return result if change is None else change(result, args, kwargs)
 
 
 def _failure_reporter(audit, event):
