@@ -261,6 +261,20 @@ def rerun_changers(m: dict[str, str], c: str) -> dict[str, tuple[str, str]]:
             f"    r = {m['add']}({c}([1.0]), {c}([2.0]), out=buf)\n"
             f"    if float(r[0]) != float(buf[0]):\n{garbage}",
         ),
+        # the same call with and without `out=`, or writing over its own result: the buffer
+        # must hold what the call returns, in every run
+        "out buffer against the same call": (
+            "",
+            computes + f"    v = {c}([0.5, 1.5])\n    r = {m['sin']}(v)\n"
+            f"    s = {m['sin']}(v)\n    {m['sin']}(v, out=s)\n"
+            f"    if float(r[0]) != float(s[0]):\n{garbage}",
+        ),
+        "out over its own result": (
+            "",
+            computes + f"    v = {c}([0.5, 1.5])\n    r = {m['sqrt']}(v)\n"
+            f"    first = float(r[0])\n    {m['sqrt']}(v, r)\n"
+            f"    if float(r[0]) != first:\n{garbage}",
+        ),
         # a coin tossed once per run
         "random coin": ("import random\n\nCOIN = random.random() < 0.5\n\n", computes),
         "hash coin": ("COIN = hash('sebench') % 2 == 0\n\n", computes),

@@ -98,6 +98,7 @@ def install(
     protected_files: Iterable[str],
     frame_readers: Iterable[Any],
     perturb: Perturber,
+    out_positions: dict[int, int],
     refuse_introspection: bool,
 ) -> Controls:
     """Add the hook to this process (the fork server, before its zygote exists).
@@ -108,7 +109,9 @@ def install(
     `conversions`: targets whose results are never perturbed; `protected_files`: source files
     whose code objects user code must not `exec` (the library's and the sandbox's);
     `frame_readers`: code objects of trusted functions that call `sys._getframe` (the import
-    guard); `perturb`: nudges one raw result, given the call's arguments and the mode.
+    guard); `perturb`: nudges one raw result, given the call's arguments and the mode;
+    `out_positions`: the targets that can write their result into an argument (`out=`), by id,
+    with the position `out` may also be given at (perturbation.out_positions).
     """
     # Everything the hook uses is bound here: the code may rebind this module's globals or any
     # builtin, never these locals.
@@ -125,14 +128,17 @@ def install(
     made_ids = frozenset(map(id, made_at_run_time))
     protected = frozenset(protected_files) | library
     readers = frozenset(frame_readers)
+    nudge_result, written_by, out_positions = perturb.nudge, perturb.written, dict(out_positions)
     getframe, get_ident, realpath = sys._getframe, _thread_ident(), os.path.realpath
     type_, list_, str_, bytes_, len_ = type, list, str, bytes, len
     # armed, nudge or None, calls, non-constructor calls, failures, calls that computed something
     state: list[Any] = [False, None, 0, 0, 0, 0]
 
-    def nudger(mode: Perturbation) -> Callable[[Any, tuple, dict], Any]:
-        def nudge(result: Any, args: tuple, kwargs: dict) -> Any:
-            value, computed = perturb(result, args, kwargs, mode)
+    def nudger(mode: Perturbation) -> Callable[..., Any]:
+        def nudge(
+            result: Any, args: tuple, kwargs: dict, written: tuple = (), grow: bool = True
+        ) -> Any:
+            value, computed = nudge_result(result, args, kwargs, mode, written, grow)
             if computed:
                 state[5] += 1
             return value
@@ -148,9 +154,9 @@ def install(
         return runtime_error(f"{event} is not available to the graded program")
 
     def library_call(args: tuple) -> None:
-        if len_(args) != 2:
+        if len_(args) != 4:
             return
-        answer, target = args
+        answer, target, call_args, call_kwargs = args
         # the exact type, by identity: `isinstance` would ask the object's own `__class__`, and
         # `in` its metaclass's `__eq__`
         if id_(target) not in target_ids and id_(type_(target)) not in made_ids:
@@ -167,7 +173,14 @@ def install(
         if answer[0] is not True:
             state[3] += 1
             if state[1] is not None and id_(target) not in conversion_ids:
-                answer[1] = state[1]
+                nudge, out = state[1], out_positions.get(id_(target))
+                if out is None:
+                    answer[1] = nudge
+                else:  # it may write into an argument: what that held goes with the nudge
+                    written = written_by(call_args, call_kwargs, out)
+                    answer[1] = lambda result, args, kwargs: nudge(
+                        result, args, kwargs, written, False
+                    )
 
     def official_failure() -> None:
         # counted when `_runtime.official_failure` raised it, called from the library's code

@@ -26,8 +26,11 @@ returned unchanged.
 
 from __future__ import annotations
 
+import contextlib
 import enum
-from collections.abc import Callable
+import inspect
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from sebench.grading.compare import DEFAULT_TOLERANCE
@@ -48,15 +51,22 @@ class Perturbation(enum.StrEnum):
     ROWS = "rows"
 
 
-# (raw result, raw positional arguments, keyword arguments, mode) -> (the result to hand on,
-# whether the call computed something: a result that is not one of its arguments, of a kind
-# that can be nudged)
-Perturber = Callable[[Any, tuple, dict, Perturbation], tuple[Any, bool]]
+@dataclass(frozen=True)
+class Perturber:
+    """Made once in the fork server (`perturber`), used by the audit hook in every child."""
+
+    # (raw result, raw positional arguments, keyword arguments, mode, `written`, may grow) ->
+    # (the result to hand on, whether the call computed something: a result that is not one of
+    # its arguments, of a kind that can be nudged)
+    nudge: Callable[[Any, tuple, dict, Perturbation, tuple, bool], tuple[Any, bool]]
+    # (raw positional arguments, keyword arguments, where `out` may stand) -> each array the
+    # call may write its result into, with a copy of what it holds before the call
+    written: Callable[[tuple, dict, int], tuple]
 
 
 def perturber(np: Any) -> Perturber:
-    """The function that nudges one raw result of a NumPy function, given the call's raw
-    arguments (made in the fork server); it also says whether the call computed anything."""
+    """What nudges one raw result of a NumPy function, given the call's raw arguments (made in
+    the fork server); it also says whether the call computed anything."""
     ndarray, generic, logical_not, concatenate = (
         np.ndarray,
         np.generic,
@@ -133,13 +143,18 @@ def perturber(np: Any) -> Perturber:
             same(result, shape, a) for a in kwargs.values()
         )
 
-    def perturb(result, args: tuple, kwargs: dict, mode: Perturbation) -> tuple[Any, bool]:
+    def perturb(
+        result, args: tuple, kwargs: dict, mode: Perturbation, written: tuple, grow: bool
+    ) -> tuple[Any, bool]:
         # The same work in every run, the unperturbed one included (`Perturbation.NONE`): a
         # program that times a call must not tell the runs apart, and the unperturbed run says
         # which cases the library computed something in.
+        if written:
+            return in_place(result, mode, written)
         try:
             nothing = computes_nothing(result, args, kwargs)
-            nudged, grown = nudge(result), rows(result)
+            nudged = nudge(result)
+            grown = rows(result) if grow else result
         except Exception:  # an exception must never reach the program: keep the value
             return result, False
         computed = not nothing and (nudged is not result or grown is not result)
@@ -147,7 +162,47 @@ def perturber(np: Any) -> Perturber:
             return result, computed
         return (nudged if mode is Perturbation.VALUES else grown), True
 
-    return perturb
+    def in_place(result, mode: Perturbation, written: tuple) -> tuple[Any, bool]:
+        """A call that wrote its result into arrays it was given (`out=`): it computed
+        something if it changed them, and they are nudged where they are, so that the buffer
+        holds what the same call without `out=` returns (rows: left as they are)."""
+        try:
+            changed = [a for a, before in written if not same(a, a.shape, before)]
+            nudged = [values(a) for a in changed]
+        except Exception:
+            return result, False
+        if mode is Perturbation.VALUES:
+            for array, value in zip(changed, nudged, strict=True):
+                with contextlib.suppress(Exception):  # read-only: left as it is
+                    array[...] = value
+        return result, bool(changed)
+
+    def written(args: tuple, kwargs: dict, position: int) -> tuple:
+        given = kwargs.get("out")
+        if given is None and 0 <= position < len(args):
+            given = args[position]
+        arrays = given if isinstance(given, tuple) else (given,)
+        return tuple((a, a.copy()) for a in arrays if isinstance(a, ndarray))
+
+    return Perturber(perturb, written)
+
+
+def out_positions(np: Any, targets: Iterable[Any]) -> dict[int, int]:
+    """For each target that can write its result into an argument, by id: the position its
+    `out` may be given at (-1: by keyword only). In a `rows` run their results keep their
+    length: the same call with `out=` cannot grow, and the two must not tell the runs apart."""
+    found: dict[int, int] = {}
+    for target in targets:
+        if isinstance(target, np.ufunc):
+            found[id(target)] = target.nin
+            continue
+        try:
+            names = list(inspect.signature(target).parameters)
+        except (TypeError, ValueError):
+            continue
+        if "out" in names:
+            found[id(target)] = names.index("out")
+    return found
 
 
 def _containers(value: Any, each: Callable[[Any], Any]) -> Any:

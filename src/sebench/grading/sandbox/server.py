@@ -43,6 +43,7 @@ from sebench.grading.sandbox import (  # noqa: E402
     isolation,
     perturbation,
     protocol,
+    stdlib_guard,
     zygote,
 )
 from sebench.grading.sandbox.config import SandboxConfig  # noqa: E402
@@ -179,6 +180,7 @@ class Server:
         # stay refused as everywhere
         refused = () if config.allow_numpy else import_guard.REFUSED
         frame_readers = import_guard.install((package,), guard_introspection, refused)
+        stdlib_guard.install()
         # The hook's controls are held by this frame and the zygote's only: never by a module.
         controls = audit.install(
             call_code=runtime.call.__code__,
@@ -189,6 +191,7 @@ class Server:
             protected_files=_sources(os.path.dirname(child.__file__)),
             frame_readers=frame_readers,
             perturb=perturb,
+            out_positions=perturbation.out_positions(numpy, targets),
             refuse_introspection=guard_introspection,
         )
         # The server's environment (already free of the grader's variables) is the children's.

@@ -21,7 +21,7 @@ OFFICIAL_TRIAL = "sebench.official_trial"
 def call(target, is_constructor, args, kwargs):
     """`target(*args, **kwargs)`, announced; the result as the grader's hook leaves it."""
     answer = [is_constructor, None]  # the hook may put a function in answer[1]
-    _audit(EVENT, answer, target)
+    _audit(EVENT, answer, target, args, kwargs)
     result = target(*args, **kwargs)
     change = answer[1]
     return result if change is None else change(result, args, kwargs)
