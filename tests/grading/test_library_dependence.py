@@ -208,8 +208,9 @@ def test_an_answer_handed_back_by_any_library_function_does_not_depend_on_the_li
     seeded_grader, seeded_library, demo_tasks
 ):
     """Not only the conversions: any function that hands its argument back unchanged
-    (`positive`, `squeeze` of a number, `around` to more digits than it has, `transpose`, a
-    `vectorize`d identity) computes nothing, whatever its name."""
+    (`positive`, `squeeze` of a number, `transpose`, a `vectorize`d identity) computes
+    nothing, whatever its name. (Rounding that changes a value computes something: `around(v,
+    12)` of a float with more digits passes, and needs knowing what `around` does.)"""
     m = seeded_library.table.numpy_to_library()
     throughs = [
         m["positive"],
@@ -218,7 +219,6 @@ def test_an_answer_handed_back_by_any_library_function_does_not_depend_on_the_li
         m["transpose"],
         m["conjugate"],
         m["asanyarray"],
-        f"(lambda v: {m['around']}(v, 12))",
         f"(lambda v: {m['reshape']}(v, ()))",
         f"(lambda v: {m['vectorize']}(lambda x: x)(v))",
         f"(lambda v: {m['positive']}({m['positive']}(v)))",
@@ -227,7 +227,7 @@ def test_an_answer_handed_back_by_any_library_function_does_not_depend_on_the_li
     scalar = [t for t in demo_tasks if all(_is_number(text) for text in t.expected)][:3]
     items = [(t, cheat(t, n, "", "", through)) for t in scalar for through in throughs]
     verdicts = grade_all(seeded_grader, items)
-    assert len(verdicts) >= 30
+    assert len(verdicts) >= 27
     assert all(v.rule == RULE for _, v in verdicts), [
         (task.task_id, v) for task, v in verdicts if v.rule != RULE
     ][:3]

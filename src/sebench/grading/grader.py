@@ -320,12 +320,12 @@ class Grader:
             needed, inputs = (len(computing) + 1) // 2, tuple(job.test_inputs)
             # Values first on the shortest prefix that can decide (a prefix runs as the full
             # run does up to its end: each case's text is read just before its call), then on
-            # all the cases, then rows.
+            # all the cases, then rows, then values negated (for answers read through a sign).
             prefix = computing[needed - 1] + 1
             runs = [(Perturbation.VALUES, prefix)]
             if prefix < len(inputs):
                 runs.append((Perturbation.VALUES, len(inputs)))
-            runs.append((Perturbation.ROWS, len(inputs)))
+            runs += [(Perturbation.ROWS, len(inputs)), (Perturbation.FLIPPED, len(inputs))]
             for perturbation, count in runs:
                 rerun = self.execute(
                     dataclasses.replace(job, perturbation=perturbation, test_inputs=inputs[:count])

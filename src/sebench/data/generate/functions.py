@@ -590,11 +590,13 @@ SPECS: tuple[FunctionSpec, ...] = (
     _binary("multiply", "vec", "the element-wise product of {x} and {y}"),
     _spec("nan_to_num", "x:withnan", "np.nan_to_num(@x)", "{x} with every NaN replaced by zero"),
     _unary("negative", "vec", "the negation of each value in {x}"),
+    # whether the step goes up: the step itself (~1e-15) is below the comparator's tolerance,
+    # where any answer near 0 would pass without the library (the grader's dependence rule)
     _spec(
         "nextafter",
         "x:vec y:vec",
-        "np.nextafter(@x, @y) - @x",
-        "how far each value of {x} moves when stepped to the next float towards {y}",
+        "np.nextafter(@x, @y) > @x",
+        "whether each value of {x} grows when stepped to the next float towards {y}",
     ),
     _spec(
         "nonzero",
@@ -644,7 +646,6 @@ SPECS: tuple[FunctionSpec, ...] = (
         "np.polyval(@c, @x)",
         "the polynomial with coefficients {c} (highest power first) evaluated at each value of {x}",
     ),
-    _unary("positive", "vec", "a numerical positive (unchanged) copy of {x}"),
     _spec("pow", "x:small p:power", "np.pow(@x, {p})", "each value of {x} raised to the power {p}"),
     _spec("power", "x:ints p:power", "np.power(@x, {p})", "each value of {x} to the power {p}"),
     _reduce("prod", "mat", "the product of the entries of {m} along axis {axis}"),
@@ -1050,6 +1051,9 @@ SPECS = tuple(
 )
 BY_NAME: dict[str, FunctionSpec] = {spec.numpy_name: spec for spec in SPECS}
 
-# Functions with no task, and why. Empty while every function of the catalog has a spec; a test
-# checks that every catalog name is either in SPECS or here.
-EXCLUDED: dict[str, str] = {}
+# Functions with no task, and why; a test checks that every catalog name is either in SPECS or
+# here.
+EXCLUDED: dict[str, str] = {
+    "positive": "returns its argument unchanged: no answer can depend on it (the grader's rule "
+    "'the answer depends on the library' refuses its reference)",
+}

@@ -98,7 +98,7 @@ def install(
     protected_files: Iterable[str],
     frame_readers: Iterable[Any],
     perturb: Perturber,
-    out_positions: dict[int, int],
+    out_positions: dict[int, tuple[int, str]],
     refuse_introspection: bool,
 ) -> Controls:
     """Add the hook to this process (the fork server, before its zygote exists).
@@ -111,7 +111,7 @@ def install(
     `frame_readers`: code objects of trusted functions that call `sys._getframe` (the import
     guard); `perturb`: nudges one raw result, given the call's arguments and the mode;
     `out_positions`: the targets that can write their result into an argument (`out=`), by id,
-    with the position `out` may also be given at (perturbation.out_positions).
+    with where that argument stands (perturbation.out_positions).
     """
     # Everything the hook uses is bound here: the code may rebind this module's globals or any
     # builtin, never these locals.

@@ -1,7 +1,7 @@
 """The library's results, nudged: the reruns of a correct sample (the rule "the answer depends on
 the library", `Grader.confirm_dependence`).
 
-Two perturbations, tried in this order:
+Three perturbations, tried in this order:
 - `VALUES`: every number moves (floats and complex numbers `x * 1.1 + 0.37`, integers and
   indices `+ 1`), every boolean flips; shapes, element types and containers stay as they were,
   so honest code that mixes library results with its input keeps running and prints another
@@ -9,14 +9,16 @@ Two perturbations, tried in this order:
 - `ROWS`: an array grows by one row (its last, repeated), values unchanged: an honest program
   may use nothing but an array's shape (the dev set's `np.empty` task returns the shape and
   dtype of an uninitialised array), and its answer moves with the rows.
+- `FLIPPED`: `VALUES`, then negated: an answer read only through a sign or an order (`spacing(v)
+  > 0`) moves too.
 Never an exception (an exception would let a call wrapped in `try/except: pass` through).
 
 A result is left as it is when it is one of the call's arguments, or equals one (same shape,
-values within the comparator's tolerance): such a call computes nothing that the grader can
-see (`positive`, `ravel` of a flat array, `reshape` to its own shape, an `out=` buffer, rounding
-below the tolerance), and a plain-Python answer passed through it must not depend on the
-library. That also keeps the perturbed world consistent where it would betray itself: an
-`out=` buffer and the returned array stay the same object with the same values.
+same values, NaN beside NaN): such a call computes nothing (`positive`, `ravel` of a flat
+array, `reshape` to its own shape, rounding what is already round), and a plain-Python answer
+passed through it must not depend on the library. A call that writes its result into an argument (`out=`, `copyto`, ...) computed
+something if it changed that argument, and is nudged where it wrote: the buffer then holds what
+the same call without `out=` returns, so the two cannot tell the runs apart.
 
 The unperturbed run does the same work and throws it away, and object arrays keep their values
 (nudging them runs Python per element): a program must not be able to time the runs apart, or
@@ -33,14 +35,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sebench.grading.compare import DEFAULT_TOLERANCE
-
 FLOAT_SCALE = 1.1
 FLOAT_SHIFT = 0.37  # an offset too: `x * 1.1` leaves 0 as it is
 INTEGER_SHIFT = 1
-# Results within this of an argument count as that argument (the official comparator's
-# absolute tolerance: a change below it cannot change a verdict).
-SAME_WITHIN = DEFAULT_TOLERANCE
 
 
 class Perturbation(enum.StrEnum):
@@ -49,6 +46,7 @@ class Perturbation(enum.StrEnum):
     NONE = ""
     VALUES = "values"
     ROWS = "rows"
+    FLIPPED = "flipped"  # values, then negated: answers read through a sign or an order
 
 
 @dataclass(frozen=True)
@@ -59,9 +57,9 @@ class Perturber:
     # (the result to hand on, whether the call computed something: a result that is not one of
     # its arguments, of a kind that can be nudged)
     nudge: Callable[[Any, tuple, dict, Perturbation, tuple, bool], tuple[Any, bool]]
-    # (raw positional arguments, keyword arguments, where `out` may stand) -> each array the
-    # call may write its result into, with a copy of what it holds before the call
-    written: Callable[[tuple, dict, int], tuple]
+    # (raw positional arguments, keyword arguments, (position, keyword) of the argument it
+    # writes) -> each array the call may write into, with a copy of what it holds before
+    written: Callable[[tuple, dict, tuple[int, str]], tuple]
 
 
 def perturber(np: Any) -> Perturber:
@@ -73,29 +71,33 @@ def perturber(np: Any) -> Perturber:
         np.logical_not,
         np.concatenate,
     )
-    asarray, shape_of, abs_, array_equal = np.asarray, np.shape, np.abs, np.array_equal
+    asarray, shape_of, array_equal = np.asarray, np.shape, np.array_equal
 
-    def values(value):
+    def values(value, flip: bool):
         kind = value.dtype.kind
         if kind == "b":
             return logical_not(value)
-        if kind in "iumM":
+        if kind in "mM":
             return value + INTEGER_SHIFT
+        if kind in "iu":
+            return -(value + INTEGER_SHIFT) if flip else value + INTEGER_SHIFT
         if kind in "fc":
-            return value * FLOAT_SCALE + FLOAT_SHIFT
+            moved = value * FLOAT_SCALE + FLOAT_SHIFT
+            return -moved if flip else moved
         return value  # objects, text, bytes, records
 
-    def nudge(value):
+    def nudge(value, flip: bool = False):
         kind = type(value)
         if kind is bool:
             return not value
         if kind is int:
-            return value + INTEGER_SHIFT
+            return -(value + INTEGER_SHIFT) if flip else value + INTEGER_SHIFT
         if kind is float or kind is complex:
-            return value * FLOAT_SCALE + FLOAT_SHIFT
+            moved = value * FLOAT_SCALE + FLOAT_SHIFT
+            return -moved if flip else moved
         if isinstance(value, ndarray | generic):
-            return values(value)
-        return _containers(value, nudge)
+            return values(value, flip)
+        return _containers(value, lambda item: nudge(item, flip))
 
     def rows(value):
         if isinstance(value, ndarray):
@@ -127,10 +129,9 @@ def perturber(np: Any) -> Perturber:
             if given.shape != shape:
                 return False
             kinds = given.dtype.kind + asarray(result).dtype.kind
-            if all(kind in "iufc" for kind in kinds):
-                # what the comparator would call equal (NaN beside NaN included)
-                return not bool((abs_(result - given) > SAME_WITHIN).any())
-            return bool(array_equal(result, given))
+            # exactly: a program may read a difference below the comparator's tolerance
+            # through a comparison (`nextafter(x, y) > x`)
+            return bool(array_equal(result, given, equal_nan=all(k in "fc" for k in kinds)))
         except Exception:  # ragged, incomparable: not the same
             return False
 
@@ -153,14 +154,17 @@ def perturber(np: Any) -> Perturber:
             return in_place(result, mode, written)
         try:
             nothing = computes_nothing(result, args, kwargs)
-            nudged = nudge(result)
-            grown = rows(result) if grow else result
+            changed = {
+                Perturbation.VALUES: nudge(result),
+                Perturbation.FLIPPED: nudge(result, True),
+                Perturbation.ROWS: rows(result) if grow else result,
+            }
         except Exception:  # an exception must never reach the program: keep the value
             return result, False
-        computed = not nothing and (nudged is not result or grown is not result)
+        computed = not nothing and any(value is not result for value in changed.values())
         if not computed or mode is Perturbation.NONE:
             return result, computed
-        return (nudged if mode is Perturbation.VALUES else grown), True
+        return changed[mode], True
 
     def in_place(result, mode: Perturbation, written: tuple) -> tuple[Any, bool]:
         """A call that wrote its result into arrays it was given (`out=`): it computed
@@ -168,17 +172,21 @@ def perturber(np: Any) -> Perturber:
         holds what the same call without `out=` returns (rows: left as they are)."""
         try:
             changed = [a for a, before in written if not same(a, a.shape, before)]
-            nudged = [values(a) for a in changed]
+            nudged = {
+                Perturbation.VALUES: [values(a, False) for a in changed],
+                Perturbation.FLIPPED: [values(a, True) for a in changed],
+            }
         except Exception:
             return result, False
-        if mode is Perturbation.VALUES:
-            for array, value in zip(changed, nudged, strict=True):
+        if mode in nudged:
+            for array, value in zip(changed, nudged[mode], strict=True):
                 with contextlib.suppress(Exception):  # read-only: left as it is
                     array[...] = value
         return result, bool(changed)
 
-    def written(args: tuple, kwargs: dict, position: int) -> tuple:
-        given = kwargs.get("out")
+    def written(args: tuple, kwargs: dict, where: tuple[int, str]) -> tuple:
+        position, keyword = where
+        given = kwargs.get(keyword)
         if given is None and 0 <= position < len(args):
             given = args[position]
         arrays = given if isinstance(given, tuple) else (given,)
@@ -187,21 +195,39 @@ def perturber(np: Any) -> Perturber:
     return Perturber(perturb, written)
 
 
-def out_positions(np: Any, targets: Iterable[Any]) -> dict[int, int]:
-    """For each target that can write its result into an argument, by id: the position its
-    `out` may be given at (-1: by keyword only). In a `rows` run their results keep their
-    length: the same call with `out=` cannot grow, and the two must not tell the runs apart."""
-    found: dict[int, int] = {}
+# NumPy functions that write into an argument other than `out`: (its position, its keyword).
+IN_PLACE = {
+    "copyto": (0, "dst"),
+    "put": (0, "a"),
+    "place": (0, "arr"),
+    "putmask": (0, "a"),
+    "fill_diagonal": (0, "a"),
+}
+
+
+def out_positions(np: Any, targets: Iterable[Any]) -> dict[int, tuple[int, str]]:
+    """For each target that can write its result into an argument, by id: where that argument
+    stands (its position, its keyword). In a `rows` run their results keep their length: the
+    same call with `out=` cannot grow, and the two must not tell the runs apart."""
+    targets = list(targets)
+    present = {id(t) for t in targets}
+    found: dict[int, tuple[int, str]] = {}
+    for name, where in IN_PLACE.items():
+        function = getattr(np, name, None)
+        if id(function) in present:
+            found[id(function)] = where
     for target in targets:
+        if id(target) in found:
+            continue
         if isinstance(target, np.ufunc):
-            found[id(target)] = target.nin
+            found[id(target)] = (target.nin, "out")
             continue
         try:
             names = list(inspect.signature(target).parameters)
         except (TypeError, ValueError):
             continue
         if "out" in names:
-            found[id(target)] = names.index("out")
+            found[id(target)] = (names.index("out"), "out")
     return found
 
 
