@@ -331,7 +331,9 @@ def setup_server(config: SandboxConfig, protected: list[str]) -> ServerIsolation
         "ipc_namespace": "SysV IPC and POSIX message queues private to the server",
         "seccomp": "exec, new processes, sockets, ptrace, signals to others, signal handlers, IPC "
         "refused",
-        "introspection": "an audit hook refuses frames, gc, tracing, ctypes, code rewriting",
+        "introspection": "an audit hook refuses frames, gc, tracing, ctypes, code rewriting; "
+        "attribute names held by dataclass fields and cached properties fixed, wraps copies no "
+        "module",
     }
     for name, text in described.items():
         if isolation.layers[name]:
