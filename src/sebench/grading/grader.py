@@ -298,7 +298,8 @@ class Grader:
     def confirm_dependence(self, task: Task, job: Job, first: Execution) -> Verdict:
         """The rule "the answer depends on the library", for an answer judged correct (`first`
         is its run): run all its test cases again with the library's results perturbed
-        (sandbox/perturbation.py: values first, then rows). The answer came from the library
+        (sandbox/perturbation.py: values, then rows, then values negated). The answer came from
+        the library
         only when, in one of those runs, at least half of the cases in which the library
         computed something (in the first run: a call whose result was not one of its
         arguments) print another answer.

@@ -210,10 +210,11 @@ _TYPE_CONSUMERS = _words(
 _ENUM_CLASSES = _words("enum.Enum enum.IntEnum enum.StrEnum enum.Flag enum.IntFlag")
 # Keywords that name attributes to copy (`functools.wraps(f, assigned=(name,))`).
 _WRAPPER_KEYWORDS = frozenset({"assigned", "updated"})
-# Functions that copy attributes named by their arguments from one object to another, with the
-# number of positional arguments an honest call has (`@functools.wraps(f)`): attribute names
-# given positionally, through `partial` or any other way, would be a getattr by a computed name.
-_WRAPPERS = {"functools.wraps": 1}  # `update_wrapper` is refused outright (reflective-name)
+# Copies attributes named by its arguments from one object to another: allowed only as an honest
+# call has it (`@functools.wraps(f)`); attribute names given positionally, through `partial` or
+# any other way, would be a getattr by a computed name. (`update_wrapper` is refused outright,
+# under reflective-name.)
+_WRAPS = "functools.wraps"
 _FORMAT_METHODS = frozenset({"format", "format_map"})
 
 # Rules whose refusal means the code tries to reach NumPy (verdict `uses_numpy`).
@@ -726,17 +727,13 @@ class _PolicyVisitor(ast.NodeVisitor):
         self.generic_visit(node)
 
     def mark_wrapper_call(self, node: ast.Call) -> None:
-        expected = _WRAPPERS.get(self.resolve(node.func) or "")
-        if expected is None:
-            return
-        plain = len(node.args) == expected and not node.keywords
-        if plain and not any(isinstance(a, ast.Starred) for a in node.args):
+        one_function = len(node.args) == 1 and not isinstance(node.args[0], ast.Starred)
+        if one_function and not node.keywords and self.resolve(node.func) == _WRAPS:
             self.wrapper_calls.add(id(node.func))
 
     def check_wrapper_use(self, node: ast.Name | ast.Attribute) -> None:
-        named = self.resolve(node)
-        if named in _WRAPPERS and id(node) not in self.wrapper_calls:
-            self.refuse("wrapper-attributes", node, f"{named} used other than as wraps(function)")
+        if self.resolve(node) == _WRAPS and id(node) not in self.wrapper_calls:
+            self.refuse("wrapper-attributes", node, f"{_WRAPS} used other than as wraps(function)")
 
     def check_type_call(self, node: ast.Call) -> None:
         """`type(x)` may only ask what an object is: compared (`type(x) in (int, float)`), looked

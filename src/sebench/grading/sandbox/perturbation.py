@@ -73,28 +73,27 @@ def perturber(np: Any) -> Perturber:
     )
     asarray, shape_of, array_equal = np.asarray, np.shape, np.array_equal
 
+    def moved(value, integer: bool, flip: bool):
+        """A number or an array of numbers, nudged (the same formula for both)."""
+        value = value + INTEGER_SHIFT if integer else value * FLOAT_SCALE + FLOAT_SHIFT
+        return -value if flip else value
+
     def values(value, flip: bool):
         kind = value.dtype.kind
         if kind == "b":
             return logical_not(value)
         if kind in "mM":
             return value + INTEGER_SHIFT
-        if kind in "iu":
-            return -(value + INTEGER_SHIFT) if flip else value + INTEGER_SHIFT
-        if kind in "fc":
-            moved = value * FLOAT_SCALE + FLOAT_SHIFT
-            return -moved if flip else moved
+        if kind in "iufc":
+            return moved(value, kind in "iu", flip)
         return value  # objects, text, bytes, records
 
     def nudge(value, flip: bool = False):
         kind = type(value)
         if kind is bool:
             return not value
-        if kind is int:
-            return -(value + INTEGER_SHIFT) if flip else value + INTEGER_SHIFT
-        if kind is float or kind is complex:
-            moved = value * FLOAT_SCALE + FLOAT_SHIFT
-            return -moved if flip else moved
+        if kind is int or kind is float or kind is complex:
+            return moved(value, kind is int, flip)
         if isinstance(value, ndarray | generic):
             return values(value, flip)
         return _containers(value, lambda item: nudge(item, flip))
@@ -112,7 +111,7 @@ def perturber(np: Any) -> Perturber:
         return isinstance(value, list | tuple) and any(holds_array(item) for item in value)
 
     def same(result, shape: tuple, argument) -> bool:
-        """`result` (of shape `shape`) is `argument`, or the same within the tolerance."""
+        """`result` (of shape `shape`) is `argument`, or equal to it exactly."""
         if result is argument:
             return True
         # Arrays, numbers, and plain nested lists (an answer computed in Python) only: a list of
