@@ -96,6 +96,37 @@ def test_closed_rl_resumes_from_its_last_checkpoint(
     assert record["mode"] == "closed" and record["config"]["updates_per_batch"] == 1
 
 
+@pytest.mark.parametrize(
+    ("save_steps", "keep_checkpoints"), [(0, True), (1, False)], ids=["none", "deleted"]
+)
+def test_a_finished_run_leaves_no_checkpoint_when_none_is_wanted(
+    tiny_model, tasks, seeded_lib, grader, tmp_path, save_steps, keep_checkpoints
+):
+    """--save-steps 0 writes none (Trainer otherwise saves one at the end); a pipeline that
+    records finished steps itself deletes them (1 GB each with SmolLM2). The model stays."""
+    from transformers import AutoModelForCausalLM
+
+    out = tmp_path / "run"
+    settings = GRPOSettings(**{**TINY.__dict__, "max_steps": 1, "save_steps": save_steps})
+    train_grpo(
+        tiny_model,
+        tasks,
+        seeded_lib,
+        RLMode.CLOSED,
+        out,
+        settings,
+        grader=grader,
+        keep_checkpoints=keep_checkpoints,
+    )
+    assert not list(out.glob(f"{CHECKPOINTS}/*"))
+    AutoModelForCausalLM.from_pretrained(out)
+
+
+def test_negative_save_steps_are_refused():
+    with pytest.raises(SebenchError, match="save steps"):
+        GRPOSettings(save_steps=-1).check()
+
+
 def test_a_run_interrupted_mid_way_reruns_only_the_steps_after_its_checkpoint(
     tiny_model, tasks, seeded_lib, grader, tmp_path
 ):

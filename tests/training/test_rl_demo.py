@@ -11,7 +11,7 @@ import pytest
 from sebench.errors import SebenchError
 from sebench.prompts.modes import PromptMode
 from sebench.reports.demo_table import write_rl_demo_report
-from sebench.training.grpo import GRPOSettings, RLMode, build_trainer
+from sebench.training.grpo import RLMode, build_trainer
 from sebench.training.rl_demo import (
     ARMS,
     SFT_MODEL,
@@ -31,14 +31,13 @@ TINY = RLDemoConfig(
     max_new_tokens=8,
     eval_batch_size=12,
     sft=SFTTrainingConfig(max_steps=2, batch_size=2, warmup_steps=0, freeze_fraction=0.5),
-    rl=GRPOSettings(
+    rl=replace(
+        RLDemoConfig().rl,
         prompts_per_step=2,
         generations_per_prompt=2,
         micro_batch_size=4,
         max_steps=2,
         max_completion_length=8,
-        learning_rate=5e-5,
-        save_steps=1_000_000,
     ),
 )
 
@@ -77,8 +76,10 @@ def test_every_arm_of_every_seed_is_trained_and_tested_without_docs(tiny_run):
     # The seeds differ in their tasks (parameter names, order), not only in their label.
     seed0 = (out / "seed-0" / "tasks_train.jsonl").read_text()
     assert seed0 != (out / "seed-1" / "tasks_train.jsonl").read_text()
-    # The SFT checkpoint is removed once SFT->RL has used it (540 MB with SmolLM2).
+    # The SFT checkpoint is removed once SFT->RL has used it (540 MB with SmolLM2), and RL
+    # writes no checkpoints (1 GB an arm): the demo leaves only its results.
     assert not (out / "seed-0" / SFT_MODEL).exists()
+    assert not list(out.glob("seed-*/*/checkpoints/*")), "the demo left checkpoints behind"
     record = json.loads((out / "seed-0" / "sft_rl" / "sebench_grpo.json").read_text())
     assert record["init"].endswith(SFT_MODEL) and record["mode"] == "closed"
 

@@ -98,7 +98,7 @@ def register(train: typer.Typer) -> None:
             bool, typer.Option(help="Freeze the input embeddings (tied to the head in SmolLM2).")
         ] = DEFAULT.freeze_embeddings,
         save_steps: Annotated[
-            int, typer.Option(help="Checkpoint every N steps (resume point).")
+            int, typer.Option(help="Checkpoint every N steps (resume point); 0: none.")
         ] = DEFAULT.save_steps,
         bf16: Annotated[bool, typer.Option(help="bf16 (GPU).")] = DEFAULT.bf16,
         vllm: Annotated[

@@ -323,6 +323,7 @@ def _train_grpo(step: Step, context: Context) -> dict[str, Any]:
             grader=grader,
             on_step=lambda entry: context.progress(entry.step, entry.max_steps),
             extra_record={"data": str(context.train_tasks()), "init_regime": regime.init},
+            keep_checkpoints=False,  # the manifest records a finished step
         )
     return {
         "train_seconds": round(result.train_seconds, 2),

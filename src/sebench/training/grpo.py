@@ -28,6 +28,7 @@ The resolved settings, package versions and the per-step log go next to the chec
 from __future__ import annotations
 
 import json
+import shutil
 import time
 import warnings
 from collections.abc import Callable, Sequence
@@ -85,7 +86,9 @@ class GRPOSettings:
     lr_scheduler: str = "constant"  # official: constant learning rate
     seed: int = 0
     bf16: bool = False  # CPU: float32 (TRL's advice); GPU recipes turn bf16 on
-    save_steps: int = 10  # ours: a checkpoint to resume from every 10 steps
+    # Ours: a checkpoint to resume from every 10 steps (and one at the end, which a longer run
+    # continues from); 0: none, a killed run starts again. One is 1 GB with SmolLM2-135M.
+    save_steps: int = 10
     save_total_limit: int = 2  # ours: keep the last two checkpoints only
     samples_logged: int = 2  # completions kept per step in the log
     use_vllm: bool = False  # GPU recipes: vLLM generation (TRL's colocate or server mode)
@@ -105,6 +108,10 @@ class GRPOSettings:
     def check(self) -> None:
         if self.generations_per_prompt < 2:
             raise SebenchError("GRPO needs at least 2 generations per prompt (a group)")
+        if self.save_steps < 0:
+            raise SebenchError(
+                f"save steps must be 0 (no checkpoints) or more (got {self.save_steps})"
+            )
         if not 0 <= self.freeze_fraction < 1:
             raise SebenchError(
                 f"freeze fraction must be at least 0 and below 1 (got {self.freeze_fraction})"
@@ -359,8 +366,8 @@ def grpo_config(settings: GRPOSettings, mode: RLMode, output_dir: str) -> Any:
         vllm_mode=settings.vllm_mode,
         vllm_importance_sampling_correction=False,  # see the module docstring
         logging_steps=1,
-        save_strategy="steps",
-        save_steps=settings.save_steps,
+        save_strategy="steps" if settings.save_steps else "no",
+        save_steps=settings.save_steps or None,
         save_total_limit=settings.save_total_limit,
         report_to="none",
         disable_tqdm=True,
@@ -491,6 +498,7 @@ def train_grpo(
     extra_record: dict[str, Any] | None = None,
     prompts: PromptFn | None = None,
     save_model: bool = True,
+    keep_checkpoints: bool = True,
 ) -> GRPOResult:
     """Train the model in `model_dir` (a base model or an SFT output folder) with GRPO.
 
@@ -500,6 +508,10 @@ def train_grpo(
     share (its owner closes it); otherwise one is started here and closed at the end.
     `prompts`: the chat messages of each task (default: the benchmark's). `save_model=False`
     keeps the trained model in memory only (`GRPOResult.model`), without writing its weights.
+    `keep_checkpoints=False` deletes the checkpoints once the run has finished: for a pipeline
+    that records its finished steps (and resumes from that record) they are dead weight, the
+    weights and the optimizer's state (1 GB with SmolLM2-135M); kept, a longer run in the same
+    folder continues from the last.
     """
     from sebench.training.sft import load_model
 
@@ -552,6 +564,8 @@ def train_grpo(
         with quiet_progress():
             trained.save_pretrained(out)
             tokenizer.save_pretrained(out)
+    if not keep_checkpoints:
+        shutil.rmtree(checkpoints, ignore_errors=True)
     record = provenance(
         resolved(settings, mode),
         stage="grpo",

@@ -103,7 +103,9 @@ def _demo_rl() -> GRPOSettings:
         # (-> 11.1%, docs/training.md); frozen layers also skip part of the backward pass.
         freeze_fraction=SFTTrainingConfig().freeze_fraction,
         freeze_embeddings=SFTTrainingConfig().freeze_embeddings,
-        save_steps=1_000_000,  # no mid-arm checkpoints: an interrupted arm starts again
+        # No checkpoints (1 GB an arm with SmolLM2, optimizer included): an interrupted arm
+        # starts again, and a finished one is in the demo's state file.
+        save_steps=0,
         samples_logged=2,
     )
 

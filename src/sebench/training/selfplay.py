@@ -434,6 +434,7 @@ class _Run:
                 Progress(index, "train", f"round {index}: Closed-RL", step.step, step.max_steps)
             ),
             extra_record={"selfplay_round": index},
+            keep_checkpoints=False,  # the round's record resumes a finished round
         )
         rewards = [s.reward_mean for s in result.steps if s.reward_mean is not None]
         return {
