@@ -19,7 +19,8 @@ from sebench.data.schema import Task
 from sebench.data.translate import to_library
 from sebench.grading.compare import outputs_match
 from sebench.grading.grader import Grader
-from sebench.grading.sandbox import Job, SandboxConfig
+from sebench.grading.sandbox import ExecStatus, Job, SandboxConfig
+from sebench.grading.sandbox.perturbation import Perturbation
 from sebench.grading.verdicts import Verdict, VerdictKind
 from sebench.library.library import Library
 from sebench.training.taskgen import TWELVE_FUNCTIONS, TaskSetConfig, generate_tasks
@@ -237,6 +238,53 @@ def test_an_answer_handed_back_by_any_library_function_does_not_depend_on_the_li
 # something else anyway, knowing nothing of what a library function computes: (text before the
 # function, text inside it). Each also makes one call that computes something, so the rule
 # has cases to look at.
+# A program that tells the runs apart by what a result is rather than by what it holds: it
+# writes into every result (a view of the argument lets the write through to it, a read-only one
+# refuses it), knowing nothing of what any function computes.
+WHAT_RESULTS_ARE = """
+import {package}
+
+def solve(x):
+    seen = []
+    for name in dir({package}):
+        function = getattr({package}, name)
+        if name.startswith("_") or not callable(function) or name == "{constructor_name}":
+            continue
+        argument = {constructor}([[1.0, 2.0, 3.0], [4.0, 5.0, 6.5]])
+        before = str(argument)
+        try:
+            result = function(argument)
+        except Exception:
+            continue
+        try:
+            result[...] = 7.0
+            refused = False
+        except Exception:
+            refused = True
+        seen.append((name, refused, str(argument) != before))
+    return seen
+"""
+
+
+def test_a_result_is_the_same_kind_of_object_in_every_run(seeded_grader, seeded_library):
+    """Only the values (and, in a rows run, the shapes) of results differ between the first run
+    and the reruns: NumPy hands back views of the argument and read-only arrays, the nudged
+    results are new arrays, and a red team wrote into every result to tell the runs apart."""
+    table = seeded_library.table
+    code = WHAT_RESULTS_ARE.format(
+        package=table.package,
+        constructor=table.constructor,
+        constructor_name=table.constructor.rsplit(".", 1)[1],
+    )
+    printed = {}
+    for mode in Perturbation:
+        execution = seeded_grader.execute(Job(code, "solve", ["x=0"], perturbation=mode))
+        assert execution.status is ExecStatus.OK and execution.cases[0].printed, execution
+        printed[mode] = execution.cases[0].printed
+    assert printed[Perturbation.NONE].count("(") > 100, printed  # most functions took the array
+    assert len(set(printed.values())) == 1, printed
+
+
 def rerun_changers(m: dict[str, str], c: str) -> dict[str, tuple[str, str]]:
     computes = f"    {m['mean']}({c}([1.0, 2.0]))\n"
     garbage = "        return None\n"

@@ -13,6 +13,11 @@ Three perturbations, tried in this order:
   > 0`) moves too.
 Never an exception (an exception would let a call wrapped in `try/except: pass` through).
 
+A result that computed something is handed on as a new copy in every run, the unperturbed one
+included: never a view of an argument, never read-only, always in C order (NumPy's own results
+may be any of these, the nudged ones are none), so that a program cannot tell the runs apart by
+writing into a result.
+
 A result is left as it is when it is one of the call's arguments, or equals one (same shape,
 same values, NaN beside NaN): such a call computes nothing (`positive`, `ravel` of a flat
 array, `reshape` to its own shape, rounding what is already round), and a plain-Python answer
@@ -161,9 +166,33 @@ def perturber(np: Any) -> Perturber:
         except Exception:  # an exception must never reach the program: keep the value
             return result, False
         computed = not nothing and any(value is not result for value in changed.values())
-        if not computed or mode is Perturbation.NONE:
-            return result, computed
-        return changed[mode], True
+        if not computed:
+            return result, False
+        # What a call that computed something hands on is a new copy in every run, made after
+        # the same work: NumPy's results may be views of an argument (`transpose`,
+        # `atleast_3d`: a write reaches the argument) or read-only (`broadcast_to`), the nudged
+        # ones never are, and a program that writes into every result would tell the first
+        # run from the reruns knowing nothing of the library (a red team's).
+        chosen = result if mode is Perturbation.NONE else changed[mode]
+        try:
+            return fresh(chosen), True
+        except Exception:  # a copy NumPy refuses: the value itself, never an exception
+            return chosen, True
+
+    def fresh(value):
+        """A new object holding `value`: arrays copied (writeable, C order, sharing no memory),
+        also inside containers, and numbers made anew, so that nothing but the values and, in
+        a `rows` run, the shape differs between runs."""
+        kind = type(value)
+        if kind is float or kind is complex:
+            return value * 1.0  # a new object, the sign of a zero kept
+        if kind is int:
+            return value + 0
+        if isinstance(value, ndarray):
+            return value.copy(order="C")
+        if isinstance(value, generic):
+            return value.copy()
+        return _containers(value, fresh)
 
     def in_place(result, mode: Perturbation, written: tuple) -> tuple[Any, bool]:
         """A call that wrote its result into arrays it was given (`out=`): it computed
