@@ -13,6 +13,10 @@ def rule_of(code: str) -> str | None:
     return refusal.rule if refusal else None
 
 
+# A decorator of the program's that returns something else than what it decorates.
+_KEEP = "import typing, functools\n\ndef keep(c):\n    return typing.Type\n\n"
+
+
 @pytest.mark.parametrize(
     ("code", "rule"),
     [
@@ -97,6 +101,18 @@ def rule_of(code: str) -> str | None:
         ("match sys:\n    case object(version=v):\n        pass\nimport sys", "sys-use"),
         # a dunder name as a string is a computed attribute name
         ("functools.update_wrapper(box, f, assigned=('__globals__',))", "wrapper-attributes"),
+        # format fields as Python parses them: a `}` inside `[...]` does not end the field
+        ("s = '{0[}].__globals__}'.format({'}': f})", "format-attribute"),
+        ("s = '{0[}].real.__class__}'.format({'}': 1})", "format-attribute"),
+        # a definition is what its decorators return: `@keep class Base` may bind anything
+        (f"{_KEEP}@keep\nclass Base:\n    pass\n\nclass Meta(Base):\n    pass", "class-base"),
+        (f"{_KEEP}@keep\ndef d(f):\n    return f\n\n@d\ndef g():\n    pass", "decorator"),
+        (f"{_KEEP}@functools.cache\nclass B:\n    pass\n\nclass C(B):\n    pass", "class-base"),
+        (f"{_KEEP}@keep\ndef v(s):\n    pass\n\n@v.setter\ndef v(s, x):\n    pass", "decorator"),
+        (
+            "def f(c):\n    return c\n\n@f\ndef f(c):\n    return c\n\n@f\nclass A:\n    pass",
+            "decorator",
+        ),
     ],
 )
 def test_policy_refuses_each_trick_under_its_named_rule(code, rule):
@@ -126,6 +142,13 @@ def test_policy_refuses_each_trick_under_its_named_rule(code, rule):
         "for _ in range(3):\n    pass",
         "class A:\n    def __str__(self):\n        return 'a'\n\n    __repr__ = __str__",
         "s = f'{x:.2f} {y!r}'",
+        "s = '{0[a]} {1:>{w}} {p.x}'.format(d, v, w=3, p=point)",
+        # decorators that hand back what they decorate keep a definition a class or function
+        "from dataclasses import dataclass\n\n@dataclass(frozen=True)\nclass P:\n    x: int\n\n"
+        "class Q(P):\n    pass",
+        "import functools\n\n@functools.total_ordering\nclass P:\n    pass\n\nclass Q(P):\n"
+        "    pass",
+        "def deco(f):\n    return f\n\n@deco\ndef g():\n    pass",
     ],
 )
 def test_policy_allows_ordinary_code(code):
@@ -182,6 +205,39 @@ def test_no_public_attribute_path_from_an_allowed_module_leads_out_unrefused():
                 continue
             if isinstance(value, types.ModuleType | type):
                 queue.append((value, where, depth + 1))
+    assert not leaks, leaks
+
+
+def test_no_function_a_reflective_module_hands_out_returns_type_or_a_metaclass():
+    """`type` (or any metaclass) as a value reads the class of anything and makes classes: a
+    red team had it from `typing.get_origin(typing.Type[int])`. Every callable the policy lets
+    those modules hand out, given a generic alias, a class or a function, returns neither."""
+    import importlib
+    import inspect
+    import typing
+
+    from sebench.grading.policy import REFLECTIVE_MODULE_NAMES
+
+    # the typing module's own aliases, as a program writes them (the attack used typing.Type)
+    probes = (typing.Type[int], typing.List[int], typing.Optional[int])  # noqa: UP006, UP045
+    probes += (int, object, len, (int,))
+    leaks = []
+    for module_name, names in sorted(REFLECTIVE_MODULE_NAMES.items()):
+        module = importlib.import_module(module_name)
+        for name in sorted(names):
+            value = getattr(module, name, None)
+            if not callable(value) or inspect.isclass(value):
+                continue
+            for probe in probes:
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        result = value(probe)
+                except Exception:
+                    continue
+                items = result if isinstance(result, tuple) else (result,)
+                if any(isinstance(item, type) and issubclass(item, type) for item in items):
+                    leaks.append(f"{module_name}.{name}({probe!r})")
     assert not leaks, leaks
 
 

@@ -23,6 +23,7 @@ whatever the library itself exposes under public names.
 
 from __future__ import annotations
 
+import _string
 import ast
 import re
 import sys
@@ -140,6 +141,8 @@ REFLECTIVE_MODULE_NAMES: dict[str, frozenset[str]] = {
     "enum": _words("Enum IntEnum StrEnum Flag IntFlag auto unique"),
     "abc": _words("ABC abstractmethod"),
     "copy": _words("copy deepcopy Error error"),
+    # not `get_origin` and `get_args`: they hand out what a generic alias was made from,
+    # `type` itself from `typing.Type[int]` (a red team's way to a class that reads any attribute)
     "typing": _words(
         "Any AbstractSet Annotated AnyStr Callable ClassVar Collection Container Counter "
         "DefaultDict Deque Dict Final FrozenSet Generator Generic Hashable ItemsView Iterable "
@@ -147,7 +150,7 @@ REFLECTIVE_MODULE_NAMES: dict[str, frozenset[str]] = {
         "MutableSet NamedTuple Never NoReturn NotRequired Optional OrderedDict ParamSpec Protocol "
         "Required Reversible Self Sequence Set Sized SupportsAbs SupportsFloat SupportsIndex "
         "SupportsInt SupportsRound Text Tuple Type TypeAlias TypeGuard TypeVar TypedDict "
-        "TYPE_CHECKING Union ValuesView cast final overload assert_never get_args get_origin"
+        "TYPE_CHECKING Union ValuesView cast final overload assert_never"
     ),
 }
 # The reflective tools of those modules, and the modules themselves, refused as an attribute of
@@ -178,6 +181,13 @@ ALLOWED_DECORATORS = _words(
     "builtins.staticmethod builtins.classmethod builtins.property dataclasses.dataclass "
     "functools.total_ordering functools.lru_cache functools.cache functools.cached_property "
     "functools.wraps abc.abstractmethod enum.unique typing.final typing.overload"
+)
+# The listed decorators that hand back the class or function they decorate: a definition that
+# carries any other is whatever that decorator returned (`@keep class Base` can bind
+# `typing.Type`, a base that makes `type` a base class), not a class or function of the code's.
+KEEPING_DECORATORS = _words(
+    "dataclasses.dataclass functools.total_ordering functools.wraps abc.abstractmethod "
+    "enum.unique typing.final"
 )
 # The special methods (and class attributes) a class may define: construction, printing,
 # comparison, hashing, the container and number protocols. Not attribute hooks (`__getattr__`,
@@ -216,6 +226,7 @@ _WRAPPER_KEYWORDS = frozenset({"assigned", "updated"})
 # under reflective-name.)
 _WRAPS = "functools.wraps"
 _FORMAT_METHODS = frozenset({"format", "format_map"})
+_PROPERTY_METHODS = frozenset({"setter", "getter", "deleter"})
 
 # Rules whose refusal means the code tries to reach NumPy (verdict `uses_numpy`).
 NUMPY_RULES = frozenset({"numpy-import", "numpy-dynamic"})
@@ -256,6 +267,23 @@ _STDLIB = frozenset(sys.stdlib_module_names) | {"__future__"}
 # (`functools.update_wrapper(box, f, assigned=("__globals__",))`); `"__main__"` is a module name.
 _DUNDER_STRING = re.compile(r"__\w+__")
 _ALLOWED_DUNDER_STRINGS = frozenset({"__main__"})
+
+
+def _format_attributes(text: str, depth: int = 0) -> list[str]:
+    """The attribute names `str.format` reads in `text` (nested fields in format specs too), as
+    Python's own parser finds them; as many as it read before an error, if the text is not a
+    valid format string."""
+    found: list[str] = []
+    try:
+        for _, field, spec, _ in _string.formatter_parser(text):
+            if field is not None:
+                _, rest = _string.formatter_field_name_split(field)
+                found += [str(name) for is_attribute, name in rest if is_attribute]
+            if spec and depth < 2:  # Python nests fields in a spec two levels deep at most
+                found += _format_attributes(spec, depth + 1)
+    except ValueError:
+        pass
+    return found
 
 
 @dataclass(frozen=True)
@@ -358,6 +386,9 @@ class _PolicyVisitor(ast.NodeVisitor):
         self.bindings: dict[str, set[str]] = {}
         self.deferred: list[Callable[[], None]] = []
         self.decorators: set[int] = set()  # ids of decorator expressions (the callable part)
+        # the decorators (the callable part) of each decorated class or function, by its name
+        self.decorated: dict[str, list[ast.expr]] = {}
+        self.resolving: set[str] = set()  # names whose decorators `resolve` is looking at
         self.module_reads: set[int] = set()  # ids of Name nodes read as `name.attribute`
         self.bare_loads: list[ast.Name] = []  # every other Name read
         self.calls_with_arguments: list[ast.Call] = []  # calls with two arguments or keywords
@@ -440,8 +471,8 @@ class _PolicyVisitor(ast.NodeVisitor):
 
     def resolve(self, node: ast.AST) -> str | None:
         """What an expression names, when the code's bindings say for sure: `builtins.int`
-        (never bound), `typing.NamedTuple`, `class:Point` (only ever bound by class statements),
-        `def:helper`; None for anything else."""
+        (never bound), `typing.NamedTuple`, `class:Point` (only ever bound by class statements,
+        decorated by none but `KEEPING_DECORATORS`), `def:helper`; None for anything else."""
         if isinstance(node, ast.Name):
             kinds = self.bindings.get(node.id)
             if not kinds:
@@ -450,7 +481,7 @@ class _PolicyVisitor(ast.NodeVisitor):
                 return None
             (kind,) = kinds
             if kind in ("class", "def"):
-                return f"{kind}:{node.id}"
+                return f"{kind}:{node.id}" if self.kept_as_defined(node.id) else None
             if kind.startswith(("module:", "from:")):
                 return kind.split(":", 1)[1]
             return None
@@ -460,6 +491,35 @@ class _PolicyVisitor(ast.NodeVisitor):
                 return None
             return f"{holder}.{node.attr}"
         return None
+
+    def kept_as_defined(self, name: str) -> bool:
+        """Whether every decorator of the definitions of `name` hands back what it decorates."""
+        if name in self.resolving:  # a decorator that is the name itself (`@f def f`)
+            return False
+        self.resolving.add(name)
+        try:
+            return all(
+                self.resolve(target) in KEEPING_DECORATORS
+                for target in self.decorated.get(name, ())
+            )
+        finally:
+            self.resolving.discard(name)
+
+    def is_property(self, node: ast.AST) -> bool:
+        """`node` names a property of the code's: functions only ever decorated with `property`
+        or with its own `.setter`, `.getter`, `.deleter`."""
+        if not isinstance(node, ast.Name) or self.bindings.get(node.id) != {"def"}:
+            return False
+        return all(
+            self.resolve(target) == "builtins.property"
+            or (
+                isinstance(target, ast.Attribute)
+                and target.attr in _PROPERTY_METHODS
+                and isinstance(target.value, ast.Name)
+                and target.value.id == node.id
+            )
+            for target in self.decorated.get(node.id, ())
+        )
 
     def module_of(self, name: str) -> str | None:
         """The module with reflective tools a name is bound to by `import M [as name]`, else
@@ -547,9 +607,10 @@ class _PolicyVisitor(ast.NodeVisitor):
 
     # -- names and attributes ----------------------------------------------------------------
     def mark_decorators(self, node: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        self.decorators.update(
-            id(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list
-        )
+        targets = [d.func if isinstance(d, ast.Call) else d for d in node.decorator_list]
+        self.decorators.update(map(id, targets))
+        if targets:
+            self.decorated.setdefault(node.name, []).extend(targets)
         self.defer(lambda: self.check_decorators(node))
 
     def check_dataclass_use(self, node: ast.Name | ast.Attribute) -> None:
@@ -567,8 +628,8 @@ class _PolicyVisitor(ast.NodeVisitor):
                 continue
             if (
                 isinstance(target, ast.Attribute)
-                and target.attr in ("setter", "getter", "deleter")
-                and (self.resolve(target.value) or "").startswith("def:")
+                and target.attr in _PROPERTY_METHODS
+                and self.is_property(target.value)
             ):
                 continue
             self.refuse("decorator", decorator, f"decorates {node.name} with an unlisted decorator")
@@ -866,13 +927,20 @@ class _PolicyVisitor(ast.NodeVisitor):
 
     @staticmethod
     def format_reads_capability(text: str) -> bool:
+        """Whether `str.format` on `text` would read a refused attribute. Fields are read with
+        Python's own parser (a `}` inside `[...]` does not end a field: a red team hid
+        `.__globals__` behind one from the regex), and with the regex too, for text that parser
+        refuses as a whole but `format` would have read up to the error."""
         refused = INTROSPECTION_ATTRIBUTES | IMPORT_TABLE_ATTRIBUTES | CAPABILITY_ATTRIBUTES
-        for field_text in _FORMAT_FIELD.findall(text):
-            for attr in _FORMAT_FIELD_ATTRIBUTE.findall(field_text):
-                attr = attr.strip()
-                if attr.startswith("_") or attr in refused or attr in _FORMAT_METHODS:
-                    return True
-        return False
+        names = [
+            attr.strip()
+            for field_text in _FORMAT_FIELD.findall(text)
+            for attr in _FORMAT_FIELD_ATTRIBUTE.findall(field_text)
+        ]
+        names += _format_attributes(text)
+        return any(
+            name.startswith("_") or name in refused or name in _FORMAT_METHODS for name in names
+        )
 
     def visit_MatchClass(self, node: ast.MatchClass) -> None:
         for attr in node.kwd_attrs:
