@@ -414,6 +414,53 @@ def test_callbacks_in_every_container_see_library_values(functions, zwc: ModuleT
         functions["array2string"](A([1.5]), formatter=DictSub({"float": spy}))
 
 
+def test_what_an_object_array_holds_comes_back_as_the_programs_own_values(
+    functions, zwc: ModuleType
+) -> None:
+    """Every kind of value the library accepts, stored in an object array and read back by
+    indexing, iteration and its functions: no NumPy object, and a function comes back as the
+    program's own, never as the wrapper that calls it for NumPy (whose results are raw: a red
+    team unwrapped library arrays through it, and through a slice holding one)."""
+    A = zwc.yitaf  # noqa: N806
+
+    def own(value: Any) -> Any:
+        return value
+
+    class Own:
+        pass
+
+    array = A([1.0, 2.0])
+    stored = [
+        own,
+        Own,
+        lambda v: v,
+        functions["mean"],
+        slice(array),
+        slice(1, array, None),
+        {"k": array},
+        (array, [array, (array,)]),
+        int,
+        None,
+        range(3),
+        ...,
+        "text",
+        2.5,
+    ]
+    found: list[str] = []
+    for item in stored:
+        box = A([None, None], dtype=object)
+        box[0] = item
+        read = (box[0], list(box)[0], functions["take"](box, 0))  # indexed, iterated, taken
+        for value in read:
+            numpy_objects(value, found)
+            if isinstance(value, slice):
+                numpy_objects([value.start, value.stop, value.step], found)
+                assert type(value.stop) is zwc.ZWCArray  # a slice's parts come back wrapped
+            if callable(item):
+                assert value is item, (item, value)
+    assert not found, found
+
+
 def test_a_callbacks_result_crosses_back_through_the_membrane(functions, zwc: ModuleType) -> None:
     with pytest.raises(TypeError, match="Reflected"):
         functions["vectorize"](lambda v: Reflected())(zwc.yitaf([1, 2]))

@@ -34,6 +34,7 @@ here they stay unwrapped, since NumPy's Python code may treat a non-ndarray diff
 
 from collections import namedtuple
 from types import FunctionType
+from weakref import WeakKeyDictionary
 
 _ALLOWED = ("shape", "dtype", "size", "ndim", "T")
 _DTYPE_ALLOWED = ("name", "kind", "char", "itemsize")
@@ -97,6 +98,10 @@ def build(np, package, call, official_failure, official_trial_wanted):
     mirrored = {}  # NumPy's namedtuple result types -> look-alikes that live in the package
     tuple_iter = tuple.__iter__
     mirrored_errors = {}  # id(exception class) -> (class, look-alike in the package)
+    # each callback wrapper -> the user's function it calls: what NumPy stored (an object
+    # array's element) goes back as the user's own function, never as the wrapper, whose
+    # results are raw (it hands what the function returns to NumPy)
+    callbacks = WeakKeyDictionary()
 
     class UnsupportedArgumentError(TypeError):
         """A value the library does not hand to its backend (see the package's documentation)."""
@@ -569,9 +574,18 @@ def build(np, package, call, official_failure, official_trial_wanted):
         if isinstance(value, vectorize_type):
             # officially NumPy's own object: the arrays it is called with are not unwrapped
             return _function(value, "vectorized", package, False, None, True)
-        if str(kind.__module__).startswith("numpy"):
-            raise refused(f"the library does not hand out a {kind.__name__}")
-        return value  # a library value or a plain Python one held by an object array
+        if kind is slice:  # an object array's element: its parts may be raw arrays
+            return slice(outbound(value.start), outbound(value.stop), outbound(value.step))
+        if kind is ZWCArray or kind is dtype or _is_plain_type(value):
+            return value
+        if kind is FunctionType:
+            user_function = callbacks.get(value)
+            if user_function is not None:
+                return user_function
+        # An allow-list, like inbound's: what an object array holds came in through inbound
+        # (scalars, the plain types, slices, containers, callbacks); anything else NumPy or
+        # the membrane made (a scalar type, a membrane function) stays behind it.
+        raise refused(f"the library does not hand out a {_name(value)}")
 
     # --- callbacks and exceptions -----------------------------------------------------------
     def _callback(user_function):
@@ -585,6 +599,7 @@ def build(np, package, call, official_failure, official_trial_wanted):
                 raise CarriedError(error) from None
             return inbound(result, 0)
 
+        callbacks[callback] = user_function
         return callback
 
     def _mirror_error(kind):
