@@ -266,22 +266,65 @@ def solve(x):
 """
 
 
-def test_a_result_is_the_same_kind_of_object_in_every_run(seeded_grader, seeded_library):
-    """Only the values (and, in a rows run, the shapes) of results differ between the first run
-    and the reruns: NumPy hands back views of the argument and read-only arrays, the nudged
-    results are new arrays, and a red team wrote into every result to tell the runs apart."""
-    table = seeded_library.table
-    code = WHAT_RESULTS_ARE.format(
+def _printed_in_every_run(grader: Grader, library: Library, probe: str) -> dict[str, str]:
+    table = library.table
+    code = probe.format(
         package=table.package,
         constructor=table.constructor,
         constructor_name=table.constructor.rsplit(".", 1)[1],
     )
     printed = {}
     for mode in Perturbation:
-        execution = seeded_grader.execute(Job(code, "solve", ["x=0"], perturbation=mode))
+        execution = grader.execute(Job(code, "solve", ["x=0"], perturbation=mode))
         assert execution.status is ExecStatus.OK and execution.cases[0].printed, execution
         printed[mode] = execution.cases[0].printed
+    return printed
+
+
+def test_a_result_is_the_same_kind_of_object_in_every_run(seeded_grader, seeded_library):
+    """Only the values (and, in a rows run, the shapes) of results differ between the first run
+    and the reruns: NumPy hands back views of the argument and read-only arrays, the nudged
+    results are new arrays, and a red team wrote into every result to tell the runs apart."""
+    printed = _printed_in_every_run(seeded_grader, seeded_library, WHAT_RESULTS_ARE)
     assert printed[Perturbation.NONE].count("(") > 100, printed  # most functions took the array
+    assert len(set(printed.values())) == 1, printed
+
+
+# A call that writes into an array it was given, but not everywhere: `where=` leaves some
+# elements of an `out=` buffer alone, `put` writes at the indices it is given.
+UNWRITTEN_ELEMENTS = """
+import {package}
+
+def solve(x):
+    seen = []
+    for name in dir({package}):
+        function = getattr({package}, name)
+        if name.startswith("_") or not callable(function) or name == "{constructor_name}":
+            continue
+        source = {constructor}([1.5, 2.5, 3.5])
+        buffer = {constructor}([0.25, 0.25, 0.25])
+        try:
+            function(source, out=buffer, where=[True, False, True])
+            seen.append((name, "where", str(buffer[1])))
+        except Exception:
+            pass
+        buffer = {constructor}([0.25, 0.25, 0.25])
+        try:
+            function(buffer, [0], [5.0])
+            seen.append((name, "indices", str(buffer[2])))
+        except Exception:
+            pass
+    return seen
+"""
+
+
+def test_what_an_in_place_call_did_not_write_is_the_same_in_every_run(
+    seeded_grader, seeded_library
+):
+    """Nudged where it wrote and nowhere else: a red team read the run from an element that
+    `where=` (41 ufuncs) or `put` left alone and the perturbation moved anyway."""
+    printed = _printed_in_every_run(seeded_grader, seeded_library, UNWRITTEN_ELEMENTS)
+    assert printed[Perturbation.NONE].count("'where'") > 10, printed
     assert len(set(printed.values())) == 1, printed
 
 

@@ -77,6 +77,7 @@ def perturber(np: Any) -> Perturber:
         np.concatenate,
     )
     asarray, shape_of, array_equal = np.asarray, np.shape, np.array_equal
+    not_equal, isnan = np.not_equal, np.isnan
 
     def moved(value, integer: bool, flip: bool):
         """A number or an array of numbers, nudged (the same formula for both)."""
@@ -156,28 +157,27 @@ def perturber(np: Any) -> Perturber:
         # which cases the library computed something in.
         if written:
             return in_place(result, mode, written)
+        # What a call that computed something hands on is a new copy in every run: NumPy's
+        # results may be views of an argument (`transpose`, `atleast_3d`: a write reaches the
+        # argument) or read-only (`broadcast_to`), and a program that writes into every result
+        # would tell the first run from the reruns knowing nothing of the library (a red
+        # team's). The copy is made first and the nudges from it, so that nothing that depends
+        # on the mode can fail: a copy that fails (memory) fails in every run alike (another's).
         try:
             nothing = computes_nothing(result, args, kwargs)
+            copy = fresh(result)
             changed = {
-                Perturbation.VALUES: nudge(result),
-                Perturbation.FLIPPED: nudge(result, True),
-                Perturbation.ROWS: rows(result) if grow else result,
+                Perturbation.NONE: copy,
+                Perturbation.VALUES: nudge(copy),
+                Perturbation.FLIPPED: nudge(copy, True),
+                Perturbation.ROWS: rows(copy) if grow else copy,
             }
         except Exception:  # an exception must never reach the program: keep the value
             return result, False
-        computed = not nothing and any(value is not result for value in changed.values())
+        computed = not nothing and any(value is not copy for value in changed.values())
         if not computed:
             return result, False
-        # What a call that computed something hands on is a new copy in every run, made after
-        # the same work: NumPy's results may be views of an argument (`transpose`,
-        # `atleast_3d`: a write reaches the argument) or read-only (`broadcast_to`), the nudged
-        # ones never are, and a program that writes into every result would tell the first
-        # run from the reruns knowing nothing of the library (a red team's).
-        chosen = result if mode is Perturbation.NONE else changed[mode]
-        try:
-            return fresh(chosen), True
-        except Exception:  # a copy NumPy refuses: the value itself, never an exception
-            return chosen, True
+        return changed[mode], True
 
     def fresh(value):
         """A new object holding `value`: arrays copied (writeable, C order, sharing no memory),
@@ -196,21 +196,34 @@ def perturber(np: Any) -> Perturber:
 
     def in_place(result, mode: Perturbation, written: tuple) -> tuple[Any, bool]:
         """A call that wrote its result into arrays it was given (`out=`): it computed
-        something if it changed them, and they are nudged where they are, so that the buffer
-        holds what the same call without `out=` returns (rows: left as they are)."""
+        something if it changed them, and they are nudged where they changed, so that the
+        buffer holds what the same call without `out=` returns (rows: left as they are). Only
+        there: elements it did not write (`where=`, `put` at some indices) stay as they were
+        in every run, or a program could read the run from them (another red team's)."""
         try:
-            changed = [a for a, before in written if not same(a, a.shape, before)]
+            changed = [
+                (a, where_changed(a, before))
+                for a, before in written
+                if not same(a, a.shape, before)
+            ]
             nudged = {
-                Perturbation.VALUES: [values(a, False) for a in changed],
-                Perturbation.FLIPPED: [values(a, True) for a in changed],
+                Perturbation.VALUES: [values(a, False)[mask] for a, mask in changed],
+                Perturbation.FLIPPED: [values(a, True)[mask] for a, mask in changed],
             }
         except Exception:
             return result, False
         if mode in nudged:
-            for array, value in zip(changed, nudged[mode], strict=True):
+            for (array, mask), value in zip(changed, nudged[mode], strict=True):
                 with contextlib.suppress(Exception):  # read-only: left as it is
-                    array[...] = value
+                    array[mask] = value
         return result, bool(changed)
+
+    def where_changed(array, before):
+        """The elements of `array` that differ from `before` (NaN beside NaN: the same)."""
+        differs = not_equal(array, before)
+        if array.dtype.kind in "fc":
+            differs &= ~(isnan(array) & isnan(before))
+        return differs
 
     def written(args: tuple, kwargs: dict, where: tuple[int, str]) -> tuple:
         position, keyword = where
