@@ -104,6 +104,12 @@ _KEEP = "import typing, functools\n\ndef keep(c):\n    return typing.Type\n\n"
         # format fields as Python parses them: a `}` inside `[...]` does not end the field
         ("s = '{0[}].__globals__}'.format({'}': f})", "format-attribute"),
         ("s = '{0[}].real.__class__}'.format({'}': 1})", "format-attribute"),
+        # the Enum functional API on an Enum class of the code's names members by data
+        (
+            "import enum\n\nclass C(enum.Enum):\n    pass\n\nclass D(C):\n    pass\n\n"
+            "M = D('M', [('__reduce' + '_ex__', 1)], module='m')",
+            "dynamic-class",
+        ),
         # a definition is what its decorators return: `@keep class Base` may bind anything
         (f"{_KEEP}@keep\nclass Base:\n    pass\n\nclass Meta(Base):\n    pass", "class-base"),
         (f"{_KEEP}@keep\ndef d(f):\n    return f\n\n@d\ndef g():\n    pass", "decorator"),
@@ -149,6 +155,7 @@ def test_policy_refuses_each_trick_under_its_named_rule(code, rule):
         "import functools\n\n@functools.total_ordering\nclass P:\n    pass\n\nclass Q(P):\n"
         "    pass",
         "def deco(f):\n    return f\n\n@deco\ndef g():\n    pass",
+        "import enum\n\nclass C(enum.Enum):\n    A = 1\n\nc = C(1)",
     ],
 )
 def test_policy_allows_ordinary_code(code):

@@ -388,6 +388,7 @@ class _PolicyVisitor(ast.NodeVisitor):
         self.decorators: set[int] = set()  # ids of decorator expressions (the callable part)
         # the decorators (the callable part) of each decorated class or function, by its name
         self.decorated: dict[str, list[ast.expr]] = {}
+        self.class_bases: dict[str, list[ast.expr]] = {}  # the bases of each class, by its name
         self.resolving: set[str] = set()  # names whose decorators `resolve` is looking at
         self.module_reads: set[int] = set()  # ids of Name nodes read as `name.attribute`
         self.bare_loads: list[ast.Name] = []  # every other Name read
@@ -644,6 +645,9 @@ class _PolicyVisitor(ast.NodeVisitor):
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         self.bind(node.name, "class", node)
+        self.class_bases.setdefault(node.name, []).extend(
+            base.value if isinstance(base, ast.Subscript) else base for base in node.bases
+        )
         self.mark_decorators(node)
         for keyword in node.keywords:
             self.refuse(
@@ -822,10 +826,23 @@ class _PolicyVisitor(ast.NodeVisitor):
             self.calls_with_arguments.append(node)
 
     def check_enum_call(self, node: ast.Call) -> None:
-        if self.resolve(node.func) in _ENUM_CLASSES:
+        if self.is_enum_class(self.resolve(node.func), set()):
             self.refuse(
                 "dynamic-class", node, "an Enum class called with members makes a class at run time"
             )
+
+    def is_enum_class(self, named: str | None, seen: set[str]) -> bool:
+        """`named` is an Enum class, or a class of the code's deriving from one (the functional
+        API works on any: `Color("Made", [(name, value)])` names its members by data)."""
+        if named in _ENUM_CLASSES:
+            return True
+        if named is None or not named.startswith("class:") or named in seen:
+            return False
+        seen.add(named)
+        return any(
+            self.is_enum_class(self.resolve(base), seen)
+            for base in self.class_bases.get(named.split(":", 1)[1], ())
+        )
 
     def mark_type_consumer(self, node: ast.Call) -> None:
         """`print(type(x))`, `isinstance(x, type)`: the type, or the class itself, looked at."""

@@ -67,11 +67,76 @@ def run(pool, code: str) -> str | None:
                 return "copied"
             """,
         ),
+        # Names given as data where the interpreter looks for special ones (a third red team
+        # chained the first three into a dataclass that exec'd its field's name)
+        (
+            "an Enum class of the program's called with a special member name",
+            """
+            import enum
+            class Color(enum.Enum):
+                pass
+            def solve(x):
+                Color("Made", [("__reduce_ex__", print), ("a", 1)], module="m")
+                return "made"
+            """,
+        ),
+        (
+            "the Enum functional API under another name, an enum hook as a member",
+            """
+            import enum
+            E = enum.IntEnum
+            def solve(x):
+                E("Made", {"_missing_": 1, "a": 2}, module="m")
+                return "made"
+            """,
+        ),
+        (
+            "copy setting a special attribute from a reduce state",
+            """
+            import copy
+            class Target:
+                pass
+            class Box:
+                def __reduce_ex__(self, protocol):
+                    return (Target, (), (None, {"__dataclass_fields__": {}}))
+            def solve(x):
+                copy.copy(Box())
+                return "set"
+            """,
+        ),
+        (
+            "dataclass over a base whose fields are not fields",
+            """
+            import dataclasses
+            class Fake:
+                name = "q=exec('1'),*r"
+                _field_type = None
+            class Base:
+                __dataclass_fields__ = {"q": Fake()}
+            def solve(x):
+                @dataclasses.dataclass
+                class Done(Base):
+                    pass
+                return "processed"
+            """,
+        ),
+        (
+            "dataclass over annotations that are not identifiers",
+            """
+            import dataclasses
+            class Base:
+                __annotations__ = {"q=exec('1'),*r": int}
+            def solve(x):
+                dataclasses.dataclass(Base)
+                return "processed"
+            """,
+        ),
     ],
 )
 def test_no_held_name_can_be_retargeted(pool, name, code):
     printed = run(pool, code)
-    assert printed is not None and printed.startswith(("AttributeError", "TypeError")), printed
+    assert printed is not None, name
+    assert printed.startswith(("AttributeError", "TypeError", "ValueError")), printed
 
 
 def test_the_honest_uses_still_work(pool):
@@ -103,3 +168,27 @@ def test_the_honest_uses_still_work(pool):
             return [p, Point(1) < p, Circle(2).area, double.__name__, double(3), square(4)]
     """
     assert run(pool, code) == "[Point(x=2, tags=[]), True, 12, 'double', 6, 16]"
+
+
+def test_the_honest_uses_of_enum_copy_and_inheritance_still_work(pool):
+    code = """
+        import copy, dataclasses, enum, functools
+        # (the policy refuses the functional API; without `module=` it also reads a frame)
+        Color = enum.Enum("Color", "RED GREEN", module="m")
+        Size = enum.IntEnum("Size", [("S", 1), ("M", 2)], module="m")
+        class Account:
+            def __init__(self):
+                self._balance = 3
+                self.items = [1, 2]
+        @dataclasses.dataclass
+        class Base:
+            x: int = 0
+        @dataclasses.dataclass(order=True)
+        class Child(Base):
+            y: int = 1
+        def solve(x):
+            a = copy.deepcopy(Account())
+            p = copy.copy(functools.partial(max, 1))
+            return [Color.GREEN.value, Size.M.name, a._balance, a.items, p(5), Child(2, 3)]
+    """
+    assert run(pool, code) == "[2, 'M', 3, [1, 2], 5, Child(x=2, y=3)]"

@@ -333,7 +333,7 @@ def setup_server(config: SandboxConfig, protected: list[str]) -> ServerIsolation
         "refused",
         "introspection": "an audit hook refuses frames, gc, tracing, ctypes, code rewriting; "
         "attribute names held by dataclass fields and cached properties fixed, wraps copies no "
-        "module",
+        "module; no special names from data in Enum members, copy states or dataclass fields",
     }
     for name, text in described.items():
         if isolation.layers[name]:

@@ -11,12 +11,27 @@ included, onto any object. A red team chained them into `sys.modules` (issue 12,
 Installed once in the fork server, before any fork: each name is fixed once set, and
 `update_wrapper` copies from no module or class. Honest code never renames a field or a cached
 property, and wraps functions.
+
+Three more places turn data into attribute names, and a third red team chained them (an Enum
+class of the program's called with members named `__reduce_ex__`, whose `copy` then set
+`__dataclass_fields__` on a class, whose fake field's name `dataclass` pasted into the source it
+execs): so the names are checked where they are used, whatever object carries them.
+- the Enum functional API (`Color("Made", [(name, value), ...])`) makes a class whose members
+  are named by data: no special name (`_x_`, `__x__`) among them;
+- `copy` (and `deepcopy`) set the state a `__reduce_ex__` returns on the object it rebuilt, by
+  its keys: no special name among them;
+- `dataclass` pastes field names into source: every field it reads, its bases' included, is a
+  real field of the module's kinds with an identifier for a name, and every annotation's name
+  is an identifier.
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import enum
 import functools
+import re
 import types
 from typing import Any
 
@@ -45,8 +60,75 @@ class _CachedProperty(functools.cached_property):
         super().__setattr__(name, value)
 
 
+# A name the interpreter or the standard library calls or reads by itself (`__reduce_ex__`,
+# `__dataclass_fields__`, `_missing_`): never one that data may give.
+_SPECIAL_NAME = re.compile(r"_\w*_")
+
+
+def _plain_name(name: Any) -> bool:
+    return type(name) is str and name.isidentifier() and not _SPECIAL_NAME.fullmatch(name)
+
+
+def _enum_members(names: Any) -> Any:
+    """The members the Enum functional API was given, checked, in a form it takes: a string of
+    names, a list of names, or a list of (name, value) pairs."""
+    if type(names) is str:
+        listed = names.replace(",", " ").split()
+        checked: Any = names
+    elif names is None:
+        return names
+    else:
+        items = [(key, names[key]) for key in list(names)] if hasattr(names, "keys") else None
+        items = items if items is not None else list(names)
+        if all(type(item) is str for item in items):
+            listed, checked = items, items
+        else:
+            checked = [(name, value) for name, value in items]
+            listed = [name for name, _ in checked]
+    for name in listed:
+        if not _plain_name(name):
+            raise ValueError(f"an Enum member cannot be named {name!r}")
+    return checked
+
+
+def _check_state(state: Any) -> None:
+    """`copy`'s state, where it sets attributes by their keys: a dict, or a (dict, slots dict)
+    pair (other states go to the object's own `__setstate__`)."""
+    parts = state if type(state) is tuple and len(state) == 2 else (state,)
+    for part in parts:
+        if not isinstance(part, dict):
+            continue
+        if type(part) is not dict:
+            raise TypeError("copy takes an object's attributes as a plain dict only")
+        for key in part:
+            if not _plain_name(key):
+                raise ValueError(f"copy does not set an attribute named {key!r}")
+
+
+def _check_dataclass(cls: Any, field_types: tuple, kinds: tuple) -> None:
+    """Every field `dataclass` will read for `cls` (its bases' too) and every annotation of it
+    carries an identifier for a name, on a real field."""
+    for base in cls.__mro__[-1:0:-1]:
+        fields = getattr(base, "__dataclass_fields__", None)
+        if fields is None:
+            continue
+        if type(fields) is not dict:
+            raise TypeError(f"{base.__name__} holds dataclass fields that are not a dict")
+        for field in fields.values():
+            if type(field) not in field_types or not any(field._field_type is k for k in kinds):
+                raise TypeError(f"{base.__name__} holds something else than a dataclass field")
+            if type(field.name) is not str or not field.name.isidentifier():
+                raise TypeError(f"a dataclass field cannot be named {field.name!r}")
+    annotations = cls.__dict__.get("__annotations__", {})
+    if type(annotations) is not dict:
+        raise TypeError("a dataclass's annotations must be a dict")
+    for name in annotations:
+        if type(name) is not str or not name.isidentifier():
+            raise TypeError(f"a dataclass field cannot be named {name!r}")
+
+
 def install() -> None:
-    """Replace the three in their modules (this process and the children it forks)."""
+    """Replace them in their modules (this process and the children it forks)."""
     update_wrapper = functools.update_wrapper
 
     def guarded_update_wrapper(wrapper: Any, wrapped: Any, *args: Any, **kwargs: Any) -> Any:
@@ -55,5 +137,32 @@ def install() -> None:
         return update_wrapper(wrapper, wrapped, *args, **kwargs)
 
     functools.update_wrapper = guarded_update_wrapper  # what `wraps` and `lru_cache` call
+    field_types = (dataclasses.Field, _Field)  # the stdlib's own fields are made before this
     dataclasses.Field = _Field  # what `field()` and `dataclass` make and look for
     functools.cached_property = _CachedProperty
+
+    create = enum.EnumType._create_
+
+    def guarded_create(cls: Any, class_name: Any, names: Any, *args: Any, **kwargs: Any) -> Any:
+        return create(cls, class_name, _enum_members(names), *args, **kwargs)
+
+    enum.EnumType._create_ = guarded_create
+
+    reconstruct = copy._reconstruct
+
+    def guarded_reconstruct(
+        x: Any, memo: Any, func: Any, args: Any, state: Any = None, *rest: Any, **kwargs: Any
+    ) -> Any:
+        _check_state(state)
+        return reconstruct(x, memo, func, args, state, *rest, **kwargs)
+
+    copy._reconstruct = guarded_reconstruct  # what `copy` and `deepcopy` call, by its name
+
+    process_class = dataclasses._process_class
+    kinds = (dataclasses._FIELD, dataclasses._FIELD_CLASSVAR, dataclasses._FIELD_INITVAR)
+
+    def guarded_process_class(cls: Any, *args: Any, **kwargs: Any) -> Any:
+        _check_dataclass(cls, field_types, kinds)
+        return process_class(cls, *args, **kwargs)
+
+    dataclasses._process_class = guarded_process_class  # what `dataclass` calls, by its name
