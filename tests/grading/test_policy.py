@@ -104,6 +104,11 @@ _KEEP = "import typing, functools\n\ndef keep(c):\n    return typing.Type\n\n"
         # format fields as Python parses them: a `}` inside `[...]` does not end the field
         ("s = '{0[}].__globals__}'.format({'}': f})", "format-attribute"),
         ("s = '{0[}].real.__class__}'.format({'}': 1})", "format-attribute"),
+        # a submodule of an allowed package is not allowed by being its package's
+        ("import json.tool", "forbidden-module"),
+        ("import json.tool as t", "forbidden-module"),
+        ("from json import tool", "forbidden-module"),
+        ("from json.tool import main", "forbidden-module"),
         # the Enum functional API on an Enum class of the code's names members by data
         (
             "import enum\n\nclass C(enum.Enum):\n    pass\n\nclass D(C):\n    pass\n\n"
@@ -156,6 +161,7 @@ def test_policy_refuses_each_trick_under_its_named_rule(code, rule):
         "    pass",
         "def deco(f):\n    return f\n\n@deco\ndef g():\n    pass",
         "import enum\n\nclass C(enum.Enum):\n    A = 1\n\nc = C(1)",
+        "import collections.abc\nimport json.decoder\nfrom json import JSONDecodeError",
     ],
 )
 def test_policy_allows_ordinary_code(code):
@@ -177,6 +183,7 @@ def test_no_public_attribute_path_from_an_allowed_module_leads_out_unrefused():
 
     from sebench.grading.policy import (
         ALLOWED_MODULES,
+        ALLOWED_SUBMODULES,
         CAPABILITY_ATTRIBUTES,
         IMPORT_TABLE_ATTRIBUTES,
         INTROSPECTION_ATTRIBUTES,
@@ -184,7 +191,7 @@ def test_no_public_attribute_path_from_an_allowed_module_leads_out_unrefused():
 
     refused = CAPABILITY_ATTRIBUTES | IMPORT_TABLE_ATTRIBUTES | INTROSPECTION_ATTRIBUTES
     dangerous = {id(getattr(builtins, name)) for name in _DANGEROUS_BUILTINS.split()}
-    allowed = ALLOWED_MODULES - {"sys", "__future__"}
+    allowed = (ALLOWED_MODULES | ALLOWED_SUBMODULES) - {"sys", "__future__"}
     queue = [(importlib.import_module(name), name, 0) for name in sorted(allowed)]
     seen: set[int] = set()
     leaks = []
@@ -204,7 +211,7 @@ def test_no_public_attribute_path_from_an_allowed_module_leads_out_unrefused():
                 continue
             where = f"{path}.{name}"
             if isinstance(value, types.ModuleType):
-                if value.__name__.split(".")[0] not in allowed:
+                if value.__name__ not in allowed:  # a submodule is a module of its own
                     leaks.append(f"{where} is the module {value.__name__}")
                     continue
             elif id(value) in dangerous:

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import _string
 import ast
+import importlib.util
+import pkgutil
 import re
 import sys
 from collections.abc import Callable
@@ -50,6 +52,22 @@ ALLOWED_MODULES = _words(
     "fractions functools heapq itertools json keyword math numbers operator random re "
     "statistics string struct textwrap time typing unicodedata sys"
 )
+# The submodules of those packages that may be imported, by their full names: any other (a
+# red team's `json.tool`, which imports `argparse`, an engine that sets attributes named by
+# strings) is a module of its own, not vetted by being its package's.
+ALLOWED_SUBMODULES = _words("collections.abc json.decoder json.encoder json.scanner")
+
+
+def _submodules(packages: frozenset[str]) -> frozenset[str]:
+    """The full names of the submodules of those of `packages` that are packages."""
+    found = set()
+    for name in packages:
+        spec = importlib.util.find_spec(name)
+        for location in (spec.submodule_search_locations or ()) if spec else ():
+            found.update(f"{name}.{module.name}" for module in pkgutil.iter_modules([location]))
+    return frozenset(found)
+
+
 # `sys` is allowed for its harmless constants and limits only; every other use of the module
 # (passing it around, `sys.modules`, `sys.monitoring`, ...) is refused under `sys-use`.
 SYS_ATTRIBUTES = _words(
@@ -263,6 +281,7 @@ _FORMAT_FIELD = re.compile(r"\{([^{}]*)")
 # the interpreter calls by its name.
 _SPECIAL_NAME = re.compile(r"_\w*_")
 _STDLIB = frozenset(sys.stdlib_module_names) | {"__future__"}
+_SUBMODULES = _submodules(ALLOWED_MODULES - {"__future__", "sys"})
 # A string that is exactly a dunder name can only serve as a computed attribute name
 # (`functools.update_wrapper(box, f, assigned=("__globals__",))`); `"__main__"` is a module name.
 _DUNDER_STRING = re.compile(r"__\w+__")
@@ -563,7 +582,11 @@ class _PolicyVisitor(ast.NodeVisitor):
                 node,
                 f"imports {name}: only allowed standard modules and {self.package} may be imported",
             )
-        elif top not in ALLOWED_MODULES or (top == "sys" and name != "sys"):
+        elif (
+            top not in ALLOWED_MODULES
+            or (top == "sys" and name != "sys")
+            or (name != top and name not in ALLOWED_SUBMODULES)
+        ):
             self.refuse("forbidden-module", node, f"imports {name}: not an allowed module")
 
     def visit_Import(self, node: ast.Import) -> None:
@@ -602,6 +625,13 @@ class _PolicyVisitor(ast.NodeVisitor):
                 self.refuse("capability-attribute", node, f"imports {alias.name}")
             elif node.module == "sys" and alias.name not in SYS_ATTRIBUTES:
                 self.refuse("sys-use", node, f"imports sys.{alias.name}")
+            elif (
+                f"{node.module}.{alias.name}" in _SUBMODULES
+                and f"{node.module}.{alias.name}" not in ALLOWED_SUBMODULES
+            ):
+                self.refuse(
+                    "forbidden-module", node, f"imports {node.module}.{alias.name}: not allowed"
+                )
             else:
                 self.check_reflective_name(node.module, alias.name, node)
         self.generic_visit(node)
