@@ -461,6 +461,25 @@ def test_what_an_object_array_holds_comes_back_as_the_programs_own_values(
     assert not found, found
 
 
+def test_a_structured_array_with_object_fields_hands_out_no_numpy_object(zwc: ModuleType) -> None:
+    """Iterated, indexed, and its records' fields read: `tolist()` of a structured array hands
+    out what its object fields hold as it is (a red team's raw array, raw dtype and callback
+    wrapper, out through iteration)."""
+    array = zwc.yitaf([1.0, 2.0])
+
+    def own(value: Any) -> Any:
+        return value
+
+    records = zwc.yitaf([(array, array.dtype, own)], dtype=[("a", "O"), ("b", "O"), ("c", "O")])
+    read: list[Any] = list(records) + [records[0]]
+    read += [record[name] for record in read for name in ("a", "b", "c")]
+    read += [records["a"], records["c"], list(records["c"])]
+    found: list[str] = []
+    numpy_objects(read, found)
+    assert not found, found
+    assert list(records["c"])[0] is own
+
+
 def test_a_callbacks_result_crosses_back_through_the_membrane(functions, zwc: ModuleType) -> None:
     with pytest.raises(TypeError, match="Reflected"):
         functions["vectorize"](lambda v: Reflected())(zwc.yitaf([1, 2]))

@@ -54,6 +54,9 @@ ACCEPTED = (
     "dict()), and functions (called with library values)"
 )
 _REFUSED = object()
+# Element kinds whose `tolist()` gives plain Python values only: numbers, text, dates. Not objects
+# nor structured records, whose `tolist()` hands out what their fields hold, raw arrays included.
+_PLAIN_KINDS = frozenset("biufcSUMm")
 _set_traceback = BaseException.with_traceback
 _set_cause = BaseException.__dict__["__cause__"].__set__
 _set_context = BaseException.__dict__["__context__"].__set__
@@ -181,10 +184,11 @@ def build(np, package, call, official_failure, official_trial_wanted):
             data = _get(self)
             if data.ndim == 0:
                 raise TypeError("iteration over a 0-d array")
-            if data.ndim == 1 and data.dtype.kind != "O":
+            if data.ndim == 1 and data.dtype.kind in _PLAIN_KINDS:
                 return iter(data.tolist())
             # a list, not a generator: a generator's public `gi_frame` would show the raw array;
-            # object arrays may hold raw arrays, so each item goes through `_element`
+            # object arrays, and structured ones with object fields, may hold raw arrays (and
+            # `tolist` hands those out as they are), so each item goes through `_element`
             return iter([_element(row) for row in data])
 
         def __getitem__(self, key):
