@@ -104,6 +104,13 @@ _KEEP = "import typing, functools\n\ndef keep(c):\n    return typing.Type\n\n"
         # format fields as Python parses them: a `}` inside `[...]` does not end the field
         ("s = '{0[}].__globals__}'.format({'}': f})", "format-attribute"),
         ("s = '{0[}].real.__class__}'.format({'}': 1})", "format-attribute"),
+        # an annotation is evaluated: a type expression only, nothing that runs
+        ("holder = []\nprobe: holder.append(type) = 0", "annotation-code"),
+        ("def f(a: print('x')) -> int:\n    return 1", "annotation-code"),
+        ("def f(a) -> (lambda: type)():\n    return 1", "annotation-code"),
+        ("x: 'holder.append(type)' = 0", "annotation-code"),
+        # the object a failed lookup was made on, handed out by AttributeError
+        ("try:\n    pass\nexcept AttributeError as e:\n    o = e.obj", "frame-introspection"),
         # a submodule of an allowed package is not allowed by being its package's
         ("import json.tool", "forbidden-module"),
         ("import json.tool as t", "forbidden-module"),
@@ -162,6 +169,9 @@ def test_policy_refuses_each_trick_under_its_named_rule(code, rule):
         "def deco(f):\n    return f\n\n@deco\ndef g():\n    pass",
         "import enum\n\nclass C(enum.Enum):\n    A = 1\n\nc = C(1)",
         "import collections.abc\nimport json.decoder\nfrom json import JSONDecodeError",
+        "import typing\n\nx: int | None = None\n\n"
+        "def f(a: typing.Callable[[int], str], *b: 'list[int]') -> dict[str, typing.Any]:\n"
+        "    return {}",
     ],
 )
 def test_policy_allows_ordinary_code(code):

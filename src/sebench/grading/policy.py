@@ -115,7 +115,10 @@ FORBIDDEN_BUILTINS = {
 INTROSPECTION_ATTRIBUTES = _words(
     "f_back f_globals f_locals f_builtins f_code tb_frame tb_next gi_frame gi_code cr_frame "
     "cr_code ag_frame ag_code exc_info exception last_traceback last_value settrace setprofile "
-    "gettrace getprofile addaudithook"
+    "gettrace getprofile addaudithook "
+    # an AttributeError's `obj`: the object a failed lookup was made on, whatever code made it
+    # (a red team's module and bound method, from inside the standard library)
+    "obj"
 )
 IMPORT_TABLE_ATTRIBUTES = frozenset({"modules", "meta_path", "path_hooks", "path_importer_cache"})
 
@@ -244,6 +247,21 @@ _WRAPPER_KEYWORDS = frozenset({"assigned", "updated"})
 # under reflective-name.)
 _WRAPS = "functools.wraps"
 _FORMAT_METHODS = frozenset({"format", "format_map"})
+# What an annotation may be made of: names, attributes, subscripts, constants (strings are
+# parsed and checked the same way), tuples and lists of these (`Callable[[int], str]`), `X | Y`
+# and `*Ts`.
+_TYPE_EXPRESSION = (
+    ast.Name,
+    ast.Attribute,
+    ast.Subscript,
+    ast.Constant,
+    ast.Tuple,
+    ast.List,
+    ast.BinOp,
+    ast.BitOr,
+    ast.Starred,
+    ast.Load,
+)
 _PROPERTY_METHODS = frozenset({"setter", "getter", "deleter"})
 
 # Rules whose refusal means the code tries to reach NumPy (verdict `uses_numpy`).
@@ -270,6 +288,7 @@ _DYNAMIC_RULES = frozenset(
         "star-import",
         "wrapper-attributes",
         "dataclass-call",
+        "annotation-code",
     }
 )
 _NUMPY_WORD = re.compile(r"numpy", re.IGNORECASE)
@@ -1037,6 +1056,17 @@ class _PolicyVisitor(ast.NodeVisitor):
         self.generic_visit(node)
 
     def check_string_annotations(self, annotation: ast.AST) -> None:
+        # Python evaluates an annotation (a module's, a parameter's, a return's): its names are
+        # exempt from the `type` rule only because it describes, so it must be a type
+        # expression and nothing that runs (`x: holder.append(type) = 0` handed out `type`).
+        runs = next((n for n in ast.walk(annotation) if not isinstance(n, _TYPE_EXPRESSION)), None)
+        if runs is not None:
+            self.refuse(
+                "annotation-code",
+                annotation,
+                f"an annotation runs code ({type(runs).__name__}): only type expressions",
+            )
+            return
         self.annotation_names.update(
             id(node) for node in ast.walk(annotation) if isinstance(node, ast.Name)
         )

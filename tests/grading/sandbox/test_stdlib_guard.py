@@ -131,6 +131,30 @@ def run(pool, code: str) -> str | None:
                 return "processed"
             """,
         ),
+        (
+            "copy rebuilding onto a module, its globals set from the state",
+            """
+            import copy, json
+            class Box:
+                def __reduce_ex__(self, protocol):
+                    return (lambda: json, (), {"dumps": print})
+            def solve(x):
+                copy.copy(Box())
+                return "rewritten"
+            """,
+        ),
+        (
+            "a module's globals updated by wraps",
+            """
+            import functools, json
+            def f():
+                pass
+            f.dumps = print
+            def solve(x):
+                functools.wraps(f)(json)
+                return "rewritten"
+            """,
+        ),
     ],
 )
 def test_no_held_name_can_be_retargeted(pool, name, code):

@@ -134,6 +134,8 @@ def install() -> None:
     def guarded_update_wrapper(wrapper: Any, wrapped: Any, *args: Any, **kwargs: Any) -> Any:
         if isinstance(wrapped, _NOT_WRAPPABLE):
             raise TypeError(f"update_wrapper does not wrap a {type(wrapped).__name__}")
+        if isinstance(wrapper, types.ModuleType):  # it would update the module's globals
+            raise TypeError("update_wrapper does not write into a module")
         return update_wrapper(wrapper, wrapped, *args, **kwargs)
 
     functools.update_wrapper = guarded_update_wrapper  # what `wraps` and `lru_cache` call
@@ -154,7 +156,16 @@ def install() -> None:
         x: Any, memo: Any, func: Any, args: Any, state: Any = None, *rest: Any, **kwargs: Any
     ) -> Any:
         _check_state(state)
-        return reconstruct(x, memo, func, args, state, *rest, **kwargs)
+
+        def rebuild(*values: Any) -> Any:
+            # a copy is a new object: a module's or a class's attributes are its globals and
+            # namespace, which a reduce state could otherwise rewrite (`dataclasses._FIELDS`)
+            made = func(*values)
+            if isinstance(made, _NOT_WRAPPABLE):
+                raise TypeError(f"copy does not rebuild onto a {type(made).__name__}")
+            return made
+
+        return reconstruct(x, memo, rebuild, args, state, *rest, **kwargs)
 
     copy._reconstruct = guarded_reconstruct  # what `copy` and `deepcopy` call, by its name
 
