@@ -234,10 +234,6 @@ def test_an_answer_handed_back_by_any_library_function_does_not_depend_on_the_li
     ][:3]
 
 
-# Programs that know the answers without the library and make their perturbed rerun print
-# something else anyway, knowing nothing of what a library function computes: (text before the
-# function, text inside it). Each also makes one call that computes something, so the rule
-# has cases to look at.
 # A program that tells the runs apart by what a result is rather than by what it holds: it
 # writes into every result (a view of the argument lets the write through to it, a read-only one
 # refuses it), knowing nothing of what any function computes.
@@ -328,6 +324,10 @@ def test_what_an_in_place_call_did_not_write_is_the_same_in_every_run(
     assert len(set(printed.values())) == 1, printed
 
 
+# Programs that know the answers without the library and make their perturbed rerun print
+# something else anyway, knowing nothing of what a library function computes: (text before the
+# function, text inside it). Each also makes one call that computes something, so the rule
+# has cases to look at.
 def rerun_changers(m: dict[str, str], c: str) -> dict[str, tuple[str, str]]:
     computes = f"    {m['mean']}({c}([1.0, 2.0]))\n"
     garbage = "        return None\n"
