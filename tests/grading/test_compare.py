@@ -118,3 +118,15 @@ def test_printed_outputs_are_not_cached_expected_ones_are():
     for index in range(50):
         outputs_match(f"[{index}.5, 2]", "[1.0, 2.0]")
     assert compare._parse_expected.cache_info().currsize == 1
+
+
+@pytest.mark.parametrize("printed", ["set(5)", "frozenset(None)", "set(1.5)", "set(...)"])
+def test_printed_text_that_breaks_the_parser_is_a_mismatch_not_an_error(printed):
+    """A red team's `set(5)` raised a TypeError out of the comparator: an infra error, which
+    the RL reward leaves out of the group's baseline, where a wrong answer is a 0."""
+    from sebench.grading.official_compare import official_outputs_match
+
+    assert outputs_match(printed, "[1, 2]") is False
+    assert official_outputs_match(printed, "[1, 2]") is False
+    assert official_outputs_match(f"'{printed}'", "[1]") is False
+    assert official_outputs_match(printed, "{'a': 3}") is False  # no colon on the printed side

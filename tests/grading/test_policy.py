@@ -104,6 +104,16 @@ _KEEP = "import typing, functools\n\ndef keep(c):\n    return typing.Type\n\n"
         # format fields as Python parses them: a `}` inside `[...]` does not end the field
         ("s = '{0[}].__globals__}'.format({'}': f})", "format-attribute"),
         ("s = '{0[}].real.__class__}'.format({'}': 1})", "format-attribute"),
+        # a name checked by what it is, bound to something else anywhere: at run time, in
+        # another scope or after a `del`, it is still the builtin or the import
+        ("def describe(v, type=None):\n    return v\n\nk = type(x)(y)", "shadowed-name"),
+        ("type = None\ndel type\nk = type(x)(y)", "shadowed-name"),
+        ("try:\n    pass\nexcept Exception as type:\n    pass", "shadowed-name"),
+        ("ks = [type for type in range(3)]", "shadowed-name"),
+        ("if 0:\n    getattr = 1", "shadowed-name"),
+        ("from functools import wraps\n\ndef f(wraps):\n    return wraps", "shadowed-name"),
+        ("import functools as ft\n\ndef f():\n    ft = 1\n    return ft", "shadowed-name"),
+        ("from enum import Enum\n\nfor Enum in range(2):\n    pass", "shadowed-name"),
         # an annotation is evaluated: a type expression only, nothing that runs
         ("holder = []\nprobe: holder.append(type) = 0", "annotation-code"),
         ("def f(a: print('x')) -> int:\n    return 1", "annotation-code"),

@@ -33,7 +33,8 @@ ATTACKS = [
         "reflective-name",
     ),
     ("module_in_container", "import string\nm = [string][0]", "reflective-name"),
-    ("module_rebound_alias", "import string as m\nm = m\nT = m.Template", "reflective-name"),
+    # a name bound by an import and by something else: refused as such (shadowed-name)
+    ("module_rebound_alias", "import string as m\nm = m\nT = m.Template", "shadowed-name"),
     (
         "module_through_another_module",
         "import re\nw = re.functools.update_wrapper",
@@ -287,7 +288,7 @@ ATTACKS = [
     (
         "walrus_rebound_base",
         "from enum import Enum\n(Enum := str)\nclass C(Enum):\n    pass",
-        "class-base",
+        "shadowed-name",
     ),
     (
         "decorator_attrgetter",

@@ -105,9 +105,12 @@ def outputs_match(actual: str | None, expected: str, tolerance: Tolerance | None
     try:
         want = _parse_expected(expected)
         got = parse_print(actual)
-    except ParseError:
+        return values_match(got, want, tolerance or Tolerance())
+    except Exception:  # noqa: BLE001 - text that cannot be read is a mismatch, whatever breaks
+        # on it (a red team's `set(5)` raised a TypeError: an unscorable infra error, which the
+        # RL reward leaves out of the group, not a wrong answer); either side may be a
+        # program's output (model-written tasks compare answers with each other)
         return False
-    return values_match(got, want, tolerance or Tolerance())
 
 
 @lru_cache(maxsize=4096)

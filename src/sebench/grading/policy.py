@@ -246,6 +246,17 @@ _WRAPPER_KEYWORDS = frozenset({"assigned", "updated"})
 # any other way, would be a getattr by a computed name. (`update_wrapper` is refused outright,
 # under reflective-name.)
 _WRAPS = "functools.wraps"
+# Builtins that checks refuse by what they are: never bound by the code (`check_shadowing`).
+_CHECKED_BUILTINS = frozenset({"type"}) | ATTRIBUTE_BUILTINS
+
+
+def _is_checked(kind: str) -> bool:
+    """A binding (`module:M`, `from:M.n`) to a module with reflective tools or to one of its
+    names: what checks refuse by name."""
+    module = kind.split(":", 1)[1].split(".")[0] if kind.startswith(("module:", "from:")) else ""
+    return module in REFLECTIVE_MODULE_NAMES
+
+
 _FORMAT_METHODS = frozenset({"format", "format_map"})
 # What an annotation may be made of: names, attributes, subscripts, constants (strings are
 # parsed and checked the same way), tuples and lists of these (`Callable[[int], str]`), `X | Y`
@@ -289,6 +300,7 @@ _DYNAMIC_RULES = frozenset(
         "wrapper-attributes",
         "dataclass-call",
         "annotation-code",
+        "shadowed-name",
     }
 )
 _NUMPY_WORD = re.compile(r"numpy", re.IGNORECASE)
@@ -422,6 +434,7 @@ class _PolicyVisitor(ast.NodeVisitor):
         # walk (a walk of its own cost more than the rest of the scan), so the checks that
         # depend on what a name is (`resolve`) run after it, from `deferred`, in walk order.
         self.bindings: dict[str, set[str]] = {}
+        self.binding_nodes: dict[str, ast.AST] = {}  # where each name is first bound
         self.deferred: list[Callable[[], None]] = []
         self.decorators: set[int] = set()  # ids of decorator expressions (the callable part)
         # the decorators (the callable part) of each decorated class or function, by its name
@@ -479,6 +492,21 @@ class _PolicyVisitor(ast.NodeVisitor):
         self.check_definition_name(name, node)
         if not self.in_string_annotation:  # annotations in strings bind nothing at run time
             self.bindings.setdefault(name, set()).add(kind)
+            self.binding_nodes.setdefault(name, node)
+
+    def check_shadowing(self) -> None:
+        """Some checks refuse what a name is (the builtin `type`, `functools.wraps`, an Enum
+        class, a reflective module): a name bound anywhere else too would resolve to nothing
+        and pass them, while at run time, in another scope or after a `del`, it is still that
+        (a red team's `def describe(value, type=None)`, then `type(attrgetter)` at the top).
+        So those names are bound by their import alone, and the builtins not at all."""
+        for name, kinds in self.bindings.items():
+            if name in _CHECKED_BUILTINS or (len(kinds) > 1 and any(map(_is_checked, kinds))):
+                self.refuse(
+                    "shadowed-name",
+                    self.binding_nodes[name],
+                    f"binds {name}, which the policy checks by what it is, to something else",
+                )
 
     def defer(self, check: Callable[[], None]) -> None:
         self.deferred.append(check)
@@ -507,6 +535,7 @@ class _PolicyVisitor(ast.NodeVisitor):
                 self.refuse("dataclass-call", node, "dataclass used other than as a decorator")
         for call in self.calls_with_arguments:
             self.check_enum_call(call)
+        self.check_shadowing()  # last: a more telling rule reports first where one applies
 
     def resolve(self, node: ast.AST) -> str | None:
         """What an expression names, when the code's bindings say for sure: `builtins.int`

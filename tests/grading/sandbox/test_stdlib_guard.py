@@ -144,6 +144,17 @@ def run(pool, code: str) -> str | None:
             """,
         ),
         (
+            "wraps told which attributes to copy, by position",
+            """
+            import functools, collections
+            class Box:
+                pass
+            def solve(x):
+                functools.wraps(collections.namedtuple, (), ("__globals__",))(Box())
+                return "copied"
+            """,
+        ),
+        (
             "a module's globals updated by wraps",
             """
             import functools, json

@@ -130,12 +130,19 @@ def _check_dataclass(cls: Any, field_types: tuple, kinds: tuple) -> None:
 def install() -> None:
     """Replace them in their modules (this process and the children it forks)."""
     update_wrapper = functools.update_wrapper
+    assignments, updates = functools.WRAPPER_ASSIGNMENTS, functools.WRAPPER_UPDATES
 
     def guarded_update_wrapper(wrapper: Any, wrapped: Any, *args: Any, **kwargs: Any) -> Any:
         if isinstance(wrapped, _NOT_WRAPPABLE):
             raise TypeError(f"update_wrapper does not wrap a {type(wrapped).__name__}")
         if isinstance(wrapper, types.ModuleType):  # it would update the module's globals
             raise TypeError("update_wrapper does not write into a module")
+        # only the attributes it copies by default (or some of them): names given as data
+        # (`wraps(f, (), ("__globals__",))`) would be a getattr by a computed name
+        named = dict(zip(("assigned", "updated"), args, strict=False)) | kwargs
+        for key, allowed in (("assigned", assignments), ("updated", updates)):
+            if key in named and not all(type(n) is str and n in allowed for n in named[key]):
+                raise TypeError(f"update_wrapper copies only its own default {key} attributes")
         return update_wrapper(wrapper, wrapped, *args, **kwargs)
 
     functools.update_wrapper = guarded_update_wrapper  # what `wraps` and `lru_cache` call
