@@ -238,14 +238,9 @@ def test_an_answer_handed_back_by_any_library_function_does_not_depend_on_the_li
 # writes into every result (a view of the argument lets the write through to it, a read-only one
 # refuses it), knowing nothing of what any function computes.
 WHAT_RESULTS_ARE = """
-import {package}
-
 def solve(x):
     seen = []
-    for name in dir({package}):
-        function = getattr({package}, name)
-        if name.startswith("_") or not callable(function) or name == "{constructor_name}":
-            continue
+    for name, function in functions():
         argument = {constructor}([[1.0, 2.0, 3.0], [4.0, 5.0, 6.5]])
         before = str(argument)
         try:
@@ -262,9 +257,22 @@ def solve(x):
 """
 
 
+# What both probes below call: every public function of the library but the constructor.
+EVERY_FUNCTION = """
+import {package}
+
+def functions():
+    for name in dir({package}):
+        function = getattr({package}, name)
+        if not name.startswith("_") and callable(function) and name != "{constructor_name}":
+            yield name, function
+"""
+
+
 def _printed_in_every_run(grader: Grader, library: Library, probe: str) -> dict[str, str]:
+    """What `probe` (after `EVERY_FUNCTION`) prints in the first run and in each rerun."""
     table = library.table
-    code = probe.format(
+    code = (EVERY_FUNCTION + probe).format(
         package=table.package,
         constructor=table.constructor,
         constructor_name=table.constructor.rsplit(".", 1)[1],
@@ -289,14 +297,9 @@ def test_a_result_is_the_same_kind_of_object_in_every_run(seeded_grader, seeded_
 # A call that writes into an array it was given, but not everywhere: `where=` leaves some
 # elements of an `out=` buffer alone, `put` writes at the indices it is given.
 UNWRITTEN_ELEMENTS = """
-import {package}
-
 def solve(x):
     seen = []
-    for name in dir({package}):
-        function = getattr({package}, name)
-        if name.startswith("_") or not callable(function) or name == "{constructor_name}":
-            continue
+    for name, function in functions():
         source = {constructor}([1.5, 2.5, 3.5])
         buffer = {constructor}([0.25, 0.25, 0.25])
         try:
