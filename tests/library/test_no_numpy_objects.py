@@ -228,3 +228,24 @@ def test_object_arrays_holding_arrays_hand_out_library_arrays(zwc: ModuleType, A
     ragged = A([A([1, 2]), A([1, 2, 3])], dtype=object)
     assert all(isinstance(v, zwc.ZWCArray) for v in ragged)
     assert isinstance(ragged[1], zwc.ZWCArray)
+
+
+# Every element type an array can have but objects and records (tested with the membrane):
+# long double (`g`, `G`) has no Python type, and its `.item()` and `tolist()` hand out NumPy's
+# own scalars (a red team's way to raw arrays: `zwc.yitaf(x, dtype="g")[0].reshape(1)`).
+ELEMENT_TYPES = sorted(set(np.typecodes["All"]) - {"O", "V"})
+
+
+@pytest.mark.parametrize("code", ELEMENT_TYPES)
+def test_no_element_type_hands_out_a_numpy_scalar(fn, A, code: str) -> None:
+    spec = f"{code}8[D]" if code in "Mm" else code
+    array = A([1, 2], dtype=spec)
+    seen: list[Any] = []
+    read = [array[0], array[-1], list(array), array[()] if array.ndim == 0 else array[:1][0]]
+    for name in ("max", "sum", "mean", "median", "take"):
+        with contextlib.suppress(Exception):  # not every function takes every type
+            read.append(fn(name)(array) if name != "take" else fn(name)(array, 0))
+    with contextlib.suppress(Exception):
+        fn("vectorize")(lambda value: seen.append(value) or 0)(array)
+    assert _numpy_free(read) and _numpy_free(seen), (read, seen)
+    assert str(array[0]) == str(np.array([1, 2], dtype=spec)[0])

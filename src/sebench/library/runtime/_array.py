@@ -32,6 +32,7 @@ here they stay unwrapped, since NumPy's Python code may treat a non-ndarray diff
 `piecewise`'s condition list, which would change what this library computes.)
 """
 
+import datetime
 from collections import namedtuple
 from types import FunctionType
 from weakref import WeakKeyDictionary
@@ -57,6 +58,12 @@ _REFUSED = object()
 # Element kinds whose `tolist()` gives plain Python values only: numbers, text, dates. Not objects
 # nor structured records, whose `tolist()` hands out what their fields hold, raw arrays included.
 _PLAIN_KINDS = frozenset("biufcSUMm")
+# What `tolist()` of those kinds gives, checked rather than assumed: long double has no Python
+# type, and its `tolist()` and `.item()` hand out NumPy's own scalars (a red team's way to
+# raw arrays: `zwc.<array>(x, dtype="g")[0].reshape(1)`).
+_TOLIST_IDS = _SCALAR_IDS | frozenset(
+    map(id, (datetime.date, datetime.datetime, datetime.timedelta))
+)
 _set_traceback = BaseException.with_traceback
 _set_cause = BaseException.__dict__["__cause__"].__set__
 _set_context = BaseException.__dict__["__context__"].__set__
@@ -185,7 +192,9 @@ def build(np, package, call, official_failure, official_trial_wanted):
             if data.ndim == 0:
                 raise TypeError("iteration over a 0-d array")
             if data.ndim == 1 and data.dtype.kind in _PLAIN_KINDS:
-                return iter(data.tolist())
+                items = data.tolist()
+                if set(map(id, map(type, items))) <= _TOLIST_IDS:
+                    return iter(items)
             # a list, not a generator: a generator's public `gi_frame` would show the raw array;
             # object arrays, and structured ones with object fields, may hold raw arrays (and
             # `tolist` hands those out as they are), so each item goes through `_element`
@@ -529,9 +538,13 @@ def build(np, package, call, official_failure, official_trial_wanted):
     def _scalar(value):
         """A NumPy scalar -> a Python scalar (a 0-d library array where `.item()` would change
         what it prints)."""
-        if isinstance(value, kept_as_arrays):
-            return _wrap_array(asarray(value))
-        return value.item()
+        if not isinstance(value, kept_as_arrays):
+            item = value.item()
+            if id(type(item)) in _SCALAR_IDS:
+                return item
+        # `.item()` would change what it prints, or gives no Python scalar at all (long double
+        # hands back the NumPy scalar): a 0-d library array, which prints like the scalar
+        return _wrap_array(asarray(value))
 
     def _wrap_array(data):
         arr = new(ZWCArray)
