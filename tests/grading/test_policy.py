@@ -409,14 +409,30 @@ def test_wraps_as_honest_code_uses_it_passes():
         "c = type(x)(y)",  # for a class `x`, `type`
         "k = [type(x)][0](y)",
         "c = type(x)(*args)",
+        # text: for an `attrgetter` that is its class, reading a name no check sees (a red
+        # team's `type(getter)("g.__class__")`, on to `__globals__`)
+        "import operator\ng = type(operator.attrgetter('real'))('imag')",
+        "g = type(x)('real')",
+        "g = type(x)(b'real')",
     ],
 )
-def test_the_type_of_an_object_is_called_with_constants_only(code):
+def test_the_type_of_an_object_is_called_with_numbers_only(code):
     assert rule_of(code) == "dynamic-class"
 
 
-def test_the_type_of_a_value_called_with_a_constant_passes():
-    assert rule_of("def zero_like(x):\n    return type(x)(0)") is None
+@pytest.mark.parametrize("constant", ["0", "0.0", "None", "True", "1j"])
+def test_the_type_of_a_value_called_with_a_number_passes(constant):
+    assert rule_of(f"def zero_like(x):\n    return type(x)({constant})") is None
+
+
+@pytest.mark.parametrize("text", ["g.__class__", "a.b.__globals__", "__class__.x"])
+def test_a_dotted_path_through_a_dunder_is_refused_as_text(text):
+    assert rule_of(f"path = {text!r}") == "dunder-string"
+
+
+@pytest.mark.parametrize("text", ["a.b.c", "__main__", "see x.__init__ docs", "_private.x"])
+def test_text_that_is_no_dunder_path_passes(text):
+    assert rule_of(f"path = {text!r}") is None
 
 
 def test_dataclass_fields_whose_names_replace_reads_are_not_handed_out():

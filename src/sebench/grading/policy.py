@@ -880,17 +880,22 @@ class _PolicyVisitor(ast.NodeVisitor):
 
     def check_type_call(self, node: ast.Call) -> None:
         """`type(x)` may only ask what an object is: compared (`type(x) in (int, float)`), looked
-        up in a display (`{int: "i"}.get(type(x))`), called once more with a constant
+        up in a display (`{int: "i"}.get(type(x))`), called once more with a number or None
         (`type(x)(0)`) or printed: never handed to the program's own code, nor called with
         anything else: for a class `x`, `type(x)` is `type` itself, and `type(x)(y)` would hand
-        out any class (a red team's `type(int)(int)`). `type` with three arguments makes a
-        class, and `type(type(x))` is `type` itself."""
+        out any class (a red team's `type(int)(int)`). Not with text: `type(x)` of an
+        `attrgetter` is its class, and `type(getter)("g.__class__")` read an attribute by a
+        name no check saw (another red team's, on to `__globals__` and `sys.modules`). `type`
+        with three arguments makes a class, and `type(type(x))` is `type` itself."""
         func = node.func
         if (
             _type_call_shape(func)
             and len(node.args) <= 1
             and not node.keywords
-            and all(isinstance(arg, ast.Constant) for arg in node.args)
+            and all(
+                isinstance(arg, ast.Constant) and not isinstance(arg.value, str | bytes)
+                for arg in node.args
+            )
         ):
             self.asked_types.add(id(func))
         if isinstance(func, ast.Name) and f"builtins.{func.id}" in _TYPE_CONSUMERS:
@@ -1017,7 +1022,10 @@ class _PolicyVisitor(ast.NodeVisitor):
                 node,
                 "a format string reading a private or capability attribute",
             )
-        elif _DUNDER_STRING.fullmatch(node.value) and node.value not in _ALLOWED_DUNDER_STRINGS:
+        elif node.value not in _ALLOWED_DUNDER_STRINGS and any(
+            map(_DUNDER_STRING.fullmatch, node.value.split("."))
+        ):
+            # a dotted path too: `attrgetter` reads "a.__class__" part by part
             self.refuse("dunder-string", node, f"the attribute name {node.value!r} as a string")
 
     @staticmethod
