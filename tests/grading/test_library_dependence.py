@@ -369,6 +369,14 @@ def rerun_changers(m: dict[str, str], c: str) -> dict[str, tuple[str, str]]:
             f"    first = float(r[0])\n    {m['sqrt']}(v, r)\n"
             f"    if float(r[0]) != first:\n{garbage}",
         ),
+        # the second buffer of a two-output call given by position, against the plain call's
+        # second result (a red team's: only the first buffer was nudged)
+        "second out buffer": (
+            "",
+            computes + f"    v = {c}([0.5, 1.5])\n    plain = {m['modf']}(v)\n"
+            f"    o1, o2 = {c}([7.0, 7.0]), {c}([7.0, 7.0])\n    {m['modf']}(v, o1, o2)\n"
+            f"    if float(plain[1][0]) != float(o2[0]):\n{garbage}",
+        ),
         # a coin tossed once per run
         "random coin": ("import random\n\nCOIN = random.random() < 0.5\n\n", computes),
         "hash coin": ("COIN = hash('sebench') % 2 == 0\n\n", computes),

@@ -98,7 +98,7 @@ def install(
     protected_files: Iterable[str],
     frame_readers: Iterable[Any],
     perturb: Perturber,
-    out_positions: dict[int, tuple[int, str]],
+    out_positions: dict[int, tuple[int, str, int]],
     refuse_introspection: bool,
 ) -> Controls:
     """Add the hook to this process (the fork server, before its zygote exists).

@@ -62,9 +62,9 @@ class Perturber:
     # (the result to hand on, whether the call computed something: a result that is not one of
     # its arguments, of a kind that can be nudged)
     nudge: Callable[[Any, tuple, dict, Perturbation, tuple, bool], tuple[Any, bool]]
-    # (raw positional arguments, keyword arguments, (position, keyword) of the argument it
-    # writes) -> each array the call may write into, with a copy of what it holds before
-    written: Callable[[tuple, dict, tuple[int, str]], tuple]
+    # (raw positional arguments, keyword arguments, (position, keyword, count) of the arguments
+    # it writes) -> each array the call may write into, with a copy of what it holds before
+    written: Callable[[tuple, dict, tuple[int, str, int]], tuple]
 
 
 def perturber(np: Any) -> Perturber:
@@ -225,34 +225,38 @@ def perturber(np: Any) -> Perturber:
             differs &= ~(isnan(array) & isnan(before))
         return differs
 
-    def written(args: tuple, kwargs: dict, where: tuple[int, str]) -> tuple:
-        position, keyword = where
+    def written(args: tuple, kwargs: dict, where: tuple[int, str, int]) -> tuple:
+        position, keyword, count = where
         given = kwargs.get(keyword)
-        if given is None and 0 <= position < len(args):
-            given = args[position]
-        arrays = given if isinstance(given, tuple) else (given,)
+        if given is None and position >= 0:
+            # every output's buffer: `modf(x, o1, o2)` writes both (a red team read the second,
+            # left raw, against a plain `modf(x)`'s nudged one)
+            given = tuple(args[position : position + count])  # the arguments may be a list
+        parts = given if isinstance(given, tuple) else (given,)
+        arrays = [a for part in parts for a in (part if isinstance(part, tuple) else (part,))]
         return tuple((a, a.copy()) for a in arrays if isinstance(a, ndarray))
 
     return Perturber(perturb, written)
 
 
-# NumPy functions that write into an argument other than `out`: (its position, its keyword).
+# NumPy functions that write into an argument other than `out`: (its position, its keyword, how
+# many arguments from there).
 IN_PLACE = {
-    "copyto": (0, "dst"),
-    "put": (0, "a"),
-    "place": (0, "arr"),
-    "putmask": (0, "a"),
-    "fill_diagonal": (0, "a"),
+    "copyto": (0, "dst", 1),
+    "put": (0, "a", 1),
+    "place": (0, "arr", 1),
+    "putmask": (0, "a", 1),
+    "fill_diagonal": (0, "a", 1),
 }
 
 
-def out_positions(np: Any, targets: Iterable[Any]) -> dict[int, tuple[int, str]]:
-    """For each target that can write its result into an argument, by id: where that argument
-    stands (its position, its keyword). In a `rows` run their results keep their length: the
+def out_positions(np: Any, targets: Iterable[Any]) -> dict[int, tuple[int, str, int]]:
+    """For each target that can write its result into an argument, by id: where those arguments
+    stand (the first one's position, the keyword, how many: a ufunc's `nout`). In a `rows` run their results keep their length: the
     same call with `out=` cannot grow, and the two must not tell the runs apart."""
     targets = list(targets)
     present = {id(t) for t in targets}
-    found: dict[int, tuple[int, str]] = {}
+    found: dict[int, tuple[int, str, int]] = {}
     for name, where in IN_PLACE.items():
         function = getattr(np, name, None)
         if id(function) in present:
@@ -261,14 +265,14 @@ def out_positions(np: Any, targets: Iterable[Any]) -> dict[int, tuple[int, str]]
         if id(target) in found:
             continue
         if isinstance(target, np.ufunc):
-            found[id(target)] = (target.nin, "out")
+            found[id(target)] = (target.nin, "out", target.nout)
             continue
         try:
             names = list(inspect.signature(target).parameters)
         except (TypeError, ValueError):
             continue
         if "out" in names:
-            found[id(target)] = (names.index("out"), "out")
+            found[id(target)] = (names.index("out"), "out", 1)
     return found
 
 
