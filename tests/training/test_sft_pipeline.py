@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from sebench.errors import InputError
+from sebench.grading.rules import Rules
 from sebench.grading.runner import EvalConfig
 from sebench.grading.sandbox import SandboxConfig
 from sebench.jsonl import read_jsonl
@@ -249,3 +251,10 @@ def test_verdicts_are_those_of_sebench_eval(oracle_run: Path, single_test_dev_pa
         for r in read_jsonl(side_path(oracle_run, "grades.jsonl"))
     }
     assert graded == evaluated
+
+
+def test_training_data_is_never_judged_by_the_official_rules():
+    """They pass an answer whose only library call is dead code: training on it teaches the
+    trick (a red team's recipe with `grading.rules = "official"` kept such answers)."""
+    with pytest.raises(InputError, match="strict rules"):
+        SFTDataConfig(grading=EvalConfig(rules=Rules.OFFICIAL))

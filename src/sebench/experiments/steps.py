@@ -172,7 +172,9 @@ def make_sft_data(step: Step, context: Context) -> dict[str, Any]:
         grading=EvalConfig(
             tolerance=recipe.grading.tolerance,
             sandbox=_sandbox(recipe),
-            rules=Rules(recipe.grading.rules),
+            # `grading.rules` scores the test splits; what training keeps is always judged
+            # by the strict rules (SFTDataConfig)
+            rules=Rules.STRICT,
         ),
     )
     tasks = load_file(context.train_tasks(), "train")

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from sebench.data.schema import Task
 from sebench.errors import InputError
+from sebench.grading.rules import Rules
 from sebench.grading.runner import EvalConfig
 from sebench.grading.verdicts import Verdict, VerdictKind
 from sebench.jsonl import JsonlAppender, iter_jsonl, write_jsonl
@@ -54,13 +55,19 @@ class SFTDataConfig:
     # official: temperature 0.6, 8192 new tokens (SamplingConfig's defaults)
     sampling: SamplingConfig = field(default_factory=SamplingConfig)
     limit: int | None = None  # only the first N tasks
-    # the grader's settings; strict rules, as `sebench eval` by default
+    # the grader's settings; strict rules only: the official ones keep an answer whose one
+    # library call is dead code (`if False: zwc.f(x)`), and training on it teaches the trick
     grading: EvalConfig = field(default_factory=EvalConfig)
     retry_errors: bool = True  # on resume, sample again the requests that failed for good
 
     def __post_init__(self) -> None:
         if self.samples < 1:
             raise InputError(f"samples per task must be at least 1 (got {self.samples})")
+        if self.grading.rules is not Rules.STRICT:
+            raise InputError(
+                f"training data is judged by the strict rules (got {self.grading.rules.value}): "
+                "the official rules keep answers whose only library call does nothing"
+            )
 
     def to_dict(self) -> dict[str, Any]:
         return {
