@@ -380,6 +380,30 @@ def rerun_changers(m: dict[str, str], c: str) -> dict[str, tuple[str, str]]:
         # a coin tossed once per run
         "random coin": ("import random\n\nCOIN = random.random() < 0.5\n\n", computes),
         "hash coin": ("COIN = hash('sebench') % 2 == 0\n\n", computes),
+        # coins that read the clock or the OS's entropy, right 6 times in 7 (each rerun is a new
+        # toss: a red team's clock coin was correct in 60% of its gradings): fixed in a child
+        "clock coin": (
+            "import time\n\nCOIN = time.perf_counter_ns() // 1000 % 7 == 3\n\n",
+            computes,
+        ),
+        "wall clock coin": ("import time\n\nCOIN = int(time.time() * 1e6) % 7 == 3\n\n", computes),
+        "date coin": (
+            "import datetime\n\nCOIN = datetime.datetime.today().microsecond % 7 == 3\n\n",
+            computes,
+        ),
+        "entropy coin": (
+            "import random\n\nCOIN = random.SystemRandom().random() < 1 / 7\n\n",
+            computes,
+        ),
+        "reseeded coin": (
+            "import random\n\nrandom.seed()\nCOIN = random.random() < 1 / 7\n\n",
+            computes,
+        ),
+        "address coin": ("COIN = id(object()) // 16 % 7 == 3\n\n", computes),
+        "library clock coin": (
+            f"import time\n\nCOIN = str({c}('now', dtype='M8[us]')).endswith('3')\n\n",
+            computes,
+        ),
     }
 
 

@@ -438,3 +438,22 @@ def test_text_that_is_no_dunder_path_passes(text):
 def test_dataclass_fields_whose_names_replace_reads_are_not_handed_out():
     code = "import dataclasses\nf = dataclasses.fields(Box)[0]\nf.name = name"
     assert rule_of(code) == "reflective-name"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import datetime\nx = datetime.datetime.now()",
+        "from datetime import datetime\nx = datetime.utcnow()",
+        "import datetime\nx = datetime.datetime.now(datetime.timezone.utc)",
+        "import operator, datetime\nx = operator.methodcaller('now')(datetime.datetime)",
+    ],
+)
+def test_the_system_clock_read_in_c_is_refused(code):
+    """`datetime.now` reads the clock in C, where the sandbox's virtual clock cannot reach: a
+    coin a program could toss once per run (`date.today()` reads the virtual one)."""
+    assert rule_of(code) == "capability-attribute"
+
+
+def test_the_dates_that_read_the_virtual_clock_pass():
+    assert rule_of("import datetime\nx = datetime.date.today()") is None

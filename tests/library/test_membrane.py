@@ -602,3 +602,34 @@ def test_what_a_library_function_hands_out_is_accepted_back(
         return  # nothing handed out (or a vectorized function, which is not data)
     _, error = attempt(functions["array"], (result,), {"dtype": object})
     assert type(error).__name__ != "UnsupportedArgumentError", error
+
+
+def _reads_the_clock(function: Any) -> str:
+    try:
+        function()
+    except Exception as error:  # noqa: BLE001 - which one is what is checked
+        return type(error).__name__
+    return "read"
+
+
+def test_the_library_never_reads_the_clock(functions, zwc: ModuleType) -> None:
+    """NumPy reads the system clock for "now" and "today" (any case): a coin a program could
+    toss once per run, out of the sandbox's virtual clock's reach. Refused on the way in, in any
+    container, and on the way out when NumPy made one (the text arrays the program then holds
+    never hold one)."""
+    A, add = zwc.yitaf, functions["add"]  # noqa: N806
+    dates = A(["2020-01-01"], dtype="datetime64[D]")
+    reads = {
+        "scalar": lambda: A("now", dtype="datetime64[s]"),
+        "any case": lambda: A(["NOW"], dtype="datetime64[s]"),
+        "bytes": lambda: A([b"today"], dtype="datetime64[D]"),
+        "tuple": lambda: A(("2020-01-01", "Today"), dtype="datetime64[D]"),
+        "nested": lambda: A([["2020-01-01"], ["now"]], dtype="datetime64[D]"),
+        "operator": lambda: dates == "now",
+        "stored": lambda: dates.__setitem__(0, "today"),
+        "made by NumPy": lambda: add(A(["n"]), A(["ow"])),
+    }
+    assert {name: _reads_the_clock(read) for name, read in reads.items()} == dict.fromkeys(
+        reads, "UnsupportedArgumentError"
+    )
+    assert str(A(["2020-01-01", "nowhere"])) == "['2020-01-01' 'nowhere']"  # other text passes

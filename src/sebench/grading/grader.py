@@ -320,7 +320,8 @@ class Grader:
         if computing:
             needed, inputs = (len(computing) + 1) // 2, tuple(job.test_inputs)
             # Values first on the shortest prefix that can decide (a prefix runs as the full
-            # run does up to its end: each case's text is read just before its call), then on
+            # run does up to its end: every input travels, each case's text is read just before
+            # its call, and the child's memory is laid out alike, so `id()` is no tell), then on
             # all the cases, then rows, then values negated (for answers read through a sign).
             prefix = computing[needed - 1] + 1
             runs = [(Perturbation.VALUES, prefix)]
@@ -329,7 +330,7 @@ class Grader:
             runs += [(Perturbation.ROWS, len(inputs)), (Perturbation.FLIPPED, len(inputs))]
             for perturbation, count in runs:
                 rerun = self.execute(
-                    dataclasses.replace(job, perturbation=perturbation, test_inputs=inputs[:count])
+                    dataclasses.replace(job, perturbation=perturbation, cases=count)
                 )
                 if rerun.status is ExecStatus.INFRA_ERROR:
                     return Verdict(

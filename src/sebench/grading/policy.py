@@ -93,7 +93,11 @@ CAPABILITY_ATTRIBUTES = _words(
     "get_field get_type_hints singledispatch singledispatchmethod getattr_static getmembers "
     "getmembers_static locate global_enum import_module reload currentframe ForwardRef "
     "getargvalues getframeinfo popen evaluate_forward_ref get_annotations "
-    "call_annotate_function remote_exec monitoring call_tracing"
+    "call_annotate_function remote_exec monitoring call_tracing "
+    # the system clock, read in C (`datetime.datetime.now`, `utcnow`): a coin a program can
+    # toss once per run to answer its perturbed reruns differently; the `time` module's clock
+    # is a virtual one in the sandbox (sandbox/determinism.py), this one cannot be
+    "now utcnow"
 )
 
 # Builtins that hand out namespaces, run strings as code or read files.

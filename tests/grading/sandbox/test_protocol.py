@@ -89,34 +89,37 @@ def test_jobs_round_trip_with_any_text():
         protocol.encode_job(code, "solve", ["x=1", "x='\udc80'"]),
         protocol.encode_job("pass", "f", []),
     )
-    assert reader.read() == (code, "solve", ["x=1", "x='\udc80'"], Perturbation.NONE)
-    assert reader.read() == ("pass", "f", [], Perturbation.NONE)
+    assert reader.read() == (code, "solve", ["x=1", "x='\udc80'"], Perturbation.NONE, 2)
+    assert reader.read() == ("pass", "f", [], Perturbation.NONE, 0)
     assert reader.read() is None
 
 
 @pytest.mark.parametrize("perturbation", list(Perturbation))
 def test_the_perturbation_travels_with_the_job(perturbation):
-    reader = job_pipe(protocol.encode_job("pass", "f", ["1"], perturbation))
-    assert reader.read() == ("pass", "f", ["1"], perturbation)
+    reader = job_pipe(protocol.encode_job("pass", "f", ["1", "2"], perturbation, 1))
+    assert reader.read() == ("pass", "f", ["1", "2"], perturbation, 1)
 
 
 def test_a_malformed_job_is_refused_and_the_next_one_read():
     code = b"pass"
     only_code = struct.pack(">I", len(code)) + code
-    not_utf8 = struct.pack(">III", 1, 1, 0) + b"\xff" + b"f"
-    not_adding_up = struct.pack(">III", 4, 1, 5) + b"passf"
-    unknown_mode = struct.pack(">III", 4, 1, 1) + b"passfx"
+    not_utf8 = struct.pack(">IIII", 1, 1, 0, 1) + b"\xff" + b"f" + b"0"
+    not_adding_up = struct.pack(">IIII", 4, 1, 5, 1) + b"passf0"
+    unknown_mode = struct.pack(">IIII", 4, 1, 1, 1) + b"passfx0"
+    more_cases_than_inputs = struct.pack(">IIII", 4, 1, 0, 1) + b"passf1"
     reader = job_pipe(
         protocol.JOB_HEADER.pack(len(only_code), 1) + only_code,
-        protocol.JOB_HEADER.pack(len(not_utf8), 3) + not_utf8,
-        protocol.JOB_HEADER.pack(len(not_adding_up), 3) + not_adding_up,
-        protocol.JOB_HEADER.pack(len(unknown_mode), 3) + unknown_mode,
+        protocol.JOB_HEADER.pack(len(not_utf8), 4) + not_utf8,
+        protocol.JOB_HEADER.pack(len(not_adding_up), 4) + not_adding_up,
+        protocol.JOB_HEADER.pack(len(unknown_mode), 4) + unknown_mode,
+        protocol.JOB_HEADER.pack(len(more_cases_than_inputs), 4) + more_cases_than_inputs,
         protocol.encode_job("pass", "f", ["1"]),
     )
-    for reason in ("code, an entry point and a mode", "not UTF-8", "do not add up", "mode"):
+    reasons = ("an entry point, a mode", "not UTF-8", "do not add up", "mode", "case count")
+    for reason in reasons:
         with pytest.raises(protocol.ProtocolError, match=reason):
             reader.read()
-    assert reader.read() == ("pass", "f", ["1"], Perturbation.NONE)
+    assert reader.read() == ("pass", "f", ["1"], Perturbation.NONE, 1)
 
 
 def test_a_job_cut_short_by_the_end_of_the_stream_is_the_end():

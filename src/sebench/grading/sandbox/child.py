@@ -28,7 +28,7 @@ from collections import deque
 from collections.abc import Iterator
 from typing import NoReturn
 
-from sebench.grading.sandbox import audit, isolation
+from sebench.grading.sandbox import audit, determinism, isolation
 from sebench.grading.sandbox.perturbation import Perturbation
 
 EXIT_ISOLATION_FAILED = 97
@@ -106,6 +106,7 @@ def prepare(
     entry_point: str,
     inputs: list[str],
     perturbation: Perturbation,
+    cases: int,
     result_fd: int,
     plan: isolation.ChildPlan,
     controls: audit.Controls,
@@ -113,12 +114,16 @@ def prepare(
 ) -> Iterator[None]:
     """A child's whole run, made in the zygote just before the fork: sending every frame of it
     is what `run` does in the child. `controls` drive the audit hook (the call counts, the
-    perturbation, the refusals).
+    perturbation, the refusals). Only the first `cases` inputs run; all of them are here, so
+    that a shorter run's memory is laid out as the full run's up to its end (a program must not
+    tell the runs apart by `id()`).
 
     Binding the harness's locals here rather than in the child saves ~45 page copies per child
     (a page the zygote writes costs a trap of ~1 us, one the child writes a copy of ~5 us).
     """
-    messages = _messages(code, entry_point, inputs, perturbation, plan, controls, limits_budget)
+    messages = _messages(
+        code, entry_point, inputs, perturbation, cases, plan, controls, limits_budget
+    )
     next(messages)  # up to the first statement that belongs in the child
     return map(_sender(nonce, result_fd), messages)
 
@@ -139,6 +144,7 @@ def _messages(
     entry: str,
     inputs: list[str],
     perturbation: Perturbation,
+    cases: int,
     plan: isolation.ChildPlan,
     controls: audit.Controls,
     limits_budget: int,
@@ -154,6 +160,7 @@ def _messages(
     memory_error, exception, base_exception = MemoryError, Exception, BaseException
     utf8_length, max_message = str.encode, MAX_ERROR_MESSAGE
     reseed, module_type, modules = random.seed, types.ModuleType, sys.modules
+    fix_coins = determinism.apply
     yield None  # in the zygote; the fork follows, and the rest runs in the child
     t_start = perf()
 
@@ -187,9 +194,10 @@ def _messages(
     namespace["__builtins__"] = builtins
     modules["__main__"] = main
     # `random` reseeds itself from the OS in every fork; the same seed in every run makes its
-    # draws no coin a program can toss to answer its perturbed rerun differently (the clock
-    # still is one: docs/grading.md)
+    # draws no coin a program can toss to answer its perturbed rerun differently, and the
+    # clock and the other entropy are fixed likewise (determinism.py)
     reseed(0)
+    fix_coins()
     arm(perturbation)  # from here on the hook refuses introspection; counts real library calls
     try:
         # `dont_inherit`: this file's `from __future__ import annotations` must not apply to
@@ -219,6 +227,8 @@ def _messages(
 
     budget = limits_budget
     for index, text in enumerate_(inputs):
+        if index == cases:
+            break
         printed = error_type = message = None
         memory = over = False
         reset_counts()

@@ -21,6 +21,9 @@ class Job:
     # the library's results nudged (perturbation.py): the grader's check that a correct answer
     # depends on the library
     perturbation: Perturbation = Perturbation.NONE
+    # run only the first N cases (None: all); every input still travels, so that the child's
+    # memory starts out as in the full run (a rerun that decides on a prefix)
+    cases: int | None = None
 
 
 class ExecStatus(enum.Enum):

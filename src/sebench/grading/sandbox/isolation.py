@@ -62,6 +62,7 @@ LAYERS = (
     "landlock",
     "seccomp",
     "introspection",
+    "fixed_layout",
 )
 # The layers that confine what code can reach; rlimits and process groups only bound resources.
 CONTAINMENT = ("network_namespace", "uid_drop", "landlock", "seccomp")
@@ -71,6 +72,9 @@ _CLONE_NEWNS, _CLONE_NEWIPC = 0x00020000, 0x08000000
 _CLONE_NEWUSER, _CLONE_NEWNET = 0x10000000, 0x40000000
 _MNT_DETACH, _IPC_RMID = 2, 0
 _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_BIND, _MS_REC, _MS_PRIVATE = 2, 4, 8, 4096, 16384, 1 << 18
+_ADDR_NO_RANDOMIZE, _PERSONALITY_QUERY = 0x0040000, 0xFFFFFFFF
+FIXED_LAYOUT_FLAG = "--fixed-layout"  # the last argument of a server that re-executed itself
+_layout_refused: list[str] = []  # why this server could not fix its layout
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.prctl.argtypes = [
@@ -175,6 +179,32 @@ class ServerIsolation:
         shutil.rmtree(self.base, ignore_errors=True)
 
 
+def exec_with_fixed_layout() -> None:
+    """Start this process again (`execv`) with address space layout randomisation off, once.
+
+    Why: the rule "the answer depends on the library" compares a program's first run with
+    reruns that may run on another server, and where memory lies is a coin a program can read
+    (`id(object())`, an object's default `repr` or `hash`, the order of a set of objects): each
+    server had its own random layout, and an answer right on one server in seven was `correct`
+    now and then. With the layout fixed, every server starts alike, and so does every child of
+    a job (its inputs all travel, the zygote's heap ends each job as it began: measured). The
+    price: a native memory bug in NumPy would find fixed addresses; the containment layers do
+    not rest on them. Where `personality` is refused (some container runtimes), the server goes
+    on with a random layout and `fixed_layout` is off in `sebench doctor`."""
+    if sys.argv[-1:] == [FIXED_LAYOUT_FLAG]:
+        return
+    current = _libc.personality(ctypes.c_ulong(_PERSONALITY_QUERY))
+    if current != -1 and current & _ADDR_NO_RANDOMIZE:
+        return  # started so (`setarch -R`)
+    if current != -1 and _libc.personality(ctypes.c_ulong(current | _ADDR_NO_RANDOMIZE)) != -1:
+        os.execv(sys.executable, [*sys.orig_argv, FIXED_LAYOUT_FLAG])
+    _layout_refused.append(f"personality: {os.strerror(ctypes.get_errno()) or 'refused'}")
+
+
+def fixed_layout() -> bool:
+    return bool(_libc.personality(ctypes.c_ulong(_PERSONALITY_QUERY)) & _ADDR_NO_RANDOMIZE)
+
+
 def setup_server(config: SandboxConfig, protected: list[str]) -> ServerIsolation:
     """Prepare every layer in the (fresh, single-threaded) server process.
 
@@ -188,6 +218,9 @@ def setup_server(config: SandboxConfig, protected: list[str]) -> ServerIsolation
     layers["process_group"] = True
     # an audit hook, installed by the server itself (audit.py): works wherever Python runs
     layers["introspection"] = config.wants("introspection")
+    layers["fixed_layout"] = fixed_layout()
+    if not layers["fixed_layout"]:
+        details["fixed_layout"] = "; ".join(_layout_refused) or "not started by the server"
     try:
         prctl(_PR_SET_CHILD_SUBREAPER, 1)
         layers["subreaper"] = True
@@ -331,6 +364,8 @@ def setup_server(config: SandboxConfig, protected: list[str]) -> ServerIsolation
         "ipc_namespace": "SysV IPC and POSIX message queues private to the server",
         "seccomp": "exec, new processes, sockets, ptrace, signals to others, signal handlers, IPC "
         "refused",
+        "fixed_layout": "every server and child lays out its memory alike (no address a "
+        "program reads differs between its runs)",
         "introspection": "an audit hook refuses frames, gc, tracing, ctypes, code rewriting; "
         "attribute names held by dataclass fields and cached properties fixed, wraps copies no "
         "module; no special names from data in Enum members, copy states or dataclass fields",

@@ -186,7 +186,9 @@ class SandboxPool:
             raise ValueError(f"entry point {job.entry_point!r} is not a Python identifier")
         if self._closed or not self._servers:
             raise RuntimeError("the sandbox pool is not running (use it as a context manager)")
-        frame = protocol.encode_job(job.code, job.entry_point, job.test_inputs, job.perturbation)
+        frame = protocol.encode_job(
+            job.code, job.entry_point, job.test_inputs, job.perturbation, job.cases
+        )
         server = self._idle.get()
         started = time.perf_counter()
         try:

@@ -131,12 +131,16 @@ def encode_job(
     entry_point: str,
     inputs: Sequence[str],
     perturbation: Perturbation = Perturbation.NONE,
+    cases: int | None = None,
 ) -> bytes:
-    """A job frame: `code`, `entry_point`, the mode, then each case's argument text. TypeError
-    when a field is not text (a caller's bug: nothing is written)."""
+    """A job frame: `code`, `entry_point`, the mode, how many cases to run (`cases`, None: all),
+    then each case's argument text. TypeError when a field is not text (a caller's bug: nothing
+    is written)."""
     mode = Perturbation(perturbation).value
+    count = str(len(inputs) if cases is None else cases)
     fields = [
-        str.encode(text, "utf-8", "surrogatepass") for text in (code, entry_point, mode, *inputs)
+        str.encode(text, "utf-8", "surrogatepass")
+        for text in (code, entry_point, mode, count, *inputs)
     ]
     body = struct.pack(f">{len(fields)}I", *map(len, fields)) + b"".join(fields)
     if len(body) > MAX_JOB_BYTES:
@@ -151,9 +155,9 @@ class JobReader:
         self.fd = fd
         self._buffer = b""
 
-    def read(self) -> tuple[str, str, list[str], Perturbation] | None:
-        """The next job as (code, entry point, argument texts, perturbation); None at the end of
-        the stream
+    def read(self) -> tuple[str, str, list[str], Perturbation, int] | None:
+        """The next job as (code, entry point, argument texts, perturbation, how many cases to
+        run); None at the end of the stream
         (a job cut short by it included: nobody waits for its result).
 
         A malformed job raises ProtocolError once it has been read whole, so the next one is
@@ -168,8 +172,8 @@ class JobReader:
             return None
         body, self._buffer = self._buffer[JOB_HEADER.size : end], self._buffer[end:]
         lengths_size = 4 * count
-        if count < 3 or lengths_size > size:
-            raise ProtocolError("a job has a code, an entry point and a mode")
+        if count < 4 or lengths_size > size:
+            raise ProtocolError("a job has a code, an entry point, a mode and a case count")
         lengths = struct.unpack_from(f">{count}I", body)
         if lengths_size + sum(lengths) != size:
             raise ProtocolError("job fields do not add up to its size")
@@ -184,7 +188,10 @@ class JobReader:
             mode = Perturbation(fields[2])
         except ValueError:
             raise ProtocolError(f"unknown job mode {fields[2]!r}") from None
-        return fields[0], fields[1], fields[3:], mode
+        inputs = fields[4:]
+        if not (fields[3].isdigit() and int(fields[3]) <= len(inputs)):
+            raise ProtocolError(f"bad case count {fields[3][:20]!r}")
+        return fields[0], fields[1], inputs, mode, int(fields[3])
 
     def _fill(self, size: int) -> bool:
         """Read until the buffer holds `size` bytes; False if the stream ends first."""

@@ -132,10 +132,20 @@ def start(
                 entry_point: str,
                 inputs: list[str],
                 perturbation: Perturbation,
+                cases: int,
             ) -> Iterator[None]:
                 budget = config.max_output_bytes
                 return child.prepare(
-                    nonce, code, entry_point, inputs, perturbation, results, plan, controls, budget
+                    nonce,
+                    code,
+                    entry_point,
+                    inputs,
+                    perturbation,
+                    cases,
+                    results,
+                    plan,
+                    controls,
+                    budget,
                 )
 
             def start_child(box: list[Iterator[None]]) -> NoReturn:
@@ -156,7 +166,7 @@ def _serve(
     jobs: int,
     ready: int,
     reports: int,
-    prepare_child: Callable[[str, str, str, list[str], Perturbation], Iterator[None]],
+    prepare_child: Callable[[str, str, str, list[str], Perturbation, int], Iterator[None]],
     start_child: Callable[[list[Iterator[None]]], NoReturn],
 ) -> NoReturn:
     """The zygote's loop: everything it writes between two forks is in these lines."""
@@ -184,11 +194,10 @@ def _serve(
             continue
         if fields is None:  # the grader closed the pipe
             exit_now(0)
-        code, entry, inputs, perturbation = fields
-        n_inputs = len(inputs)
+        code, entry, inputs, perturbation, n_inputs = fields
         # The child's run travels in a list that the child empties: this frame stays on the
         # child's stack, below the untrusted code, so it keeps neither the run nor the nonce.
-        box = [prepare_child(nonce, code, entry, inputs, perturbation)]
+        box = [prepare_child(nonce, code, entry, inputs, perturbation, n_inputs)]
         del fields, nonce, code, entry, inputs, perturbation
         t0 = perf()
         pid = fork()

@@ -64,9 +64,23 @@ _PLAIN_KINDS = frozenset("biufcSUMm")
 _TOLIST_IDS = _SCALAR_IDS | frozenset(
     map(id, (datetime.date, datetime.datetime, datetime.timedelta))
 )
+# NumPy reads the system clock for these datetime strings (any case): a coin a program could
+# toss once per run to answer the grader's perturbed reruns differently. No text that the
+# library takes in or hands out is one of them.
+_CLOCK_WORDS = frozenset({"now", "today", b"now", b"today"})
+CLOCK_REFUSAL = "the library does not read the clock: 'now' and 'today' are not accepted"
 _set_traceback = BaseException.with_traceback
 _set_cause = BaseException.__dict__["__cause__"].__set__
 _set_context = BaseException.__dict__["__context__"].__set__
+
+
+def _clock_word(text):
+    """`text` (str or bytes) is a datetime string NumPy reads the clock for."""
+    return len(text) <= 5 and text.lower() in _CLOCK_WORDS
+
+
+def _clock_words_in(items):
+    return any((type(i) is str or type(i) is bytes) and _clock_word(i) for i in items)
 
 
 def _is_plain_type(value):
@@ -439,6 +453,8 @@ def build(np, package, call, official_failure, official_trial_wanted):
         if kind is ZWCArray:
             return _get(other)
         if id(kind) in _SCALAR_IDS:
+            if (kind is str or kind is bytes) and _clock_word(other):
+                raise refused(CLOCK_REFUSAL)
             return other
         if kind is list or kind is tuple or issubclass(kind, generic):
             try:
@@ -457,6 +473,8 @@ def build(np, package, call, official_failure, official_trial_wanted):
         """
         kind = type(value)
         if id(kind) in _SCALAR_IDS:
+            if (kind is str or kind is bytes) and _clock_word(value):
+                raise refused(CLOCK_REFUSAL)
             return value
         if kind is ZWCArray:
             return value if as_official and depth else _get(value)
@@ -466,11 +484,15 @@ def build(np, package, call, official_failure, official_trial_wanted):
             # copy first: another thread cannot change what was checked
             items = list(value)
             if set(map(id, map(type, items))) <= _SCALAR_IDS:
+                if _clock_words_in(items):
+                    raise refused(CLOCK_REFUSAL)
                 return items
             depth += 1
             return [inbound(item, depth, as_official) for item in items]
         if kind is tuple:
             if set(map(id, map(type, value))) <= _SCALAR_IDS:
+                if _clock_words_in(value):
+                    raise refused(CLOCK_REFUSAL)
                 return value  # immutable, and its items are
             depth += 1
             return tuple([inbound(item, depth, as_official) for item in value])
@@ -566,17 +588,24 @@ def build(np, package, call, official_failure, official_trial_wanted):
             mirrored[kind] = look_alike
         return look_alike
 
+    def _checked(data):
+        # text NumPy computed (`add` of "n" and "ow") is checked on its way out, so that no
+        # library array ever holds a clock word, whatever operator it later meets
+        if data.dtype.kind in "USO" and _clock_words_in(data.ravel().tolist()):
+            raise refused(CLOCK_REFUSAL)
+        return _wrap_array(data)
+
     def outbound(value):
         """Raw NumPy results -> library values (arrays wrapped, also inside containers)."""
         kind = type(value)
         if kind is ndarray:
-            return _wrap_array(value)
+            return _checked(value)
         if id(kind) in _SCALAR_IDS:
             return value
         if isinstance(value, generic):
             return _scalar(value)  # officially a NumPy scalar, with every NumPy method
         if isinstance(value, ndarray):
-            return _wrap_array(value)
+            return _checked(value)
         if isinstance(value, raw_dtype):
             return _wrap_dtype(value)
         if isinstance(value, tuple):

@@ -1,0 +1,105 @@
+"""Every run of a job the same but for the library: the clock and the entropy a program reads are
+fixed in each child.
+
+The rule "the answer depends on the library" (`Grader.confirm_dependence`) reruns a correct
+answer with the library's results perturbed and asks whether its answers change. A program that
+tosses a coin once per run, right in some runs and wrong in others, changes its answers without
+the library, and each rerun is a new toss: a red team's plain-Python answer that read
+`time.perf_counter_ns() % 3` was `correct` in 60% of its gradings. So, in a child:
+
+- the `time` module's clocks (`time`, `perf_counter`, `monotonic`, `process_time`,
+  `thread_time`, `clock_gettime` and their `_ns` forms; `localtime`, `gmtime`, `ctime`,
+  `asctime` and `strftime` without a time) read a virtual clock: the same instant in every child
+  (2026-01-01 00:00 UTC for the wall clock, 0 for the others), moving 1 ms per reading, so code
+  that measures elapsed time still sees time pass. `datetime.date.today()` and
+  `datetime.datetime.today()` read it through `time.time`; `datetime.datetime.now()` and
+  `utcnow()` read the system clock in C and are refused by the policy (`CLOCK_ATTRIBUTES`), and
+  the library refuses NumPy's `"now"` and `"today"`.
+- entropy: a seed of None (`random.seed()`, `random.Random()`, the C base's `seed`, which
+  `super()` reaches) is seed 0, and `random.SystemRandom` draws from a seeded generator, not the
+  OS. (`random` itself is reseeded in every child, and `hash` has one seed: child.py,
+  isolation.py.)
+
+Applied in the child (`apply`, before the program exists), after the harness has taken the real
+clock for its own timings; the fork server and the zygote keep theirs (their deadlines read it).
+"""
+
+from __future__ import annotations
+
+import _random
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+EPOCH_S = 1_767_225_600  # 2026-01-01T00:00:00Z, where the virtual wall clock starts
+STEP_NS = 1_000_000  # how far it moves per reading: 1 ms
+
+_readings = [0]  # the zygote never reads it: every child starts from 0
+_localtime, _gmtime, _ctime = time.localtime, time.gmtime, time.ctime
+_asctime, _strftime = time.asctime, time.strftime
+_c_seed = _random.Random.seed
+_entropy = random.Random(0)  # what SystemRandom draws from; untouched until a child draws
+
+
+def _elapsed_ns() -> int:
+    _readings[0] += 1
+    return _readings[0] * STEP_NS
+
+
+def _wall() -> float:
+    return EPOCH_S + _elapsed_ns() / 1e9
+
+
+def _wall_ns() -> int:
+    return EPOCH_S * 10**9 + _elapsed_ns()
+
+
+def _counter(*_clock: int) -> float:
+    return _elapsed_ns() / 1e9
+
+
+def _counter_ns(*_clock: int) -> int:
+    return _elapsed_ns()
+
+
+def _seconds(secs: float | None) -> float:
+    return _wall() if secs is None else secs
+
+
+def _struct(t: Any) -> Any:
+    return _localtime(_wall()) if t is None else t
+
+
+CLOCK: dict[str, Callable[..., Any]] = {
+    "time": _wall,
+    "time_ns": _wall_ns,
+    **{name: _counter for name in ("perf_counter", "monotonic", "process_time", "thread_time")},
+    **{
+        f"{name}_ns": _counter_ns
+        for name in ("perf_counter", "monotonic", "process_time", "thread_time")
+    },
+    "clock_gettime": _counter,
+    "clock_gettime_ns": _counter_ns,
+    "localtime": lambda secs=None: _localtime(_seconds(secs)),
+    "gmtime": lambda secs=None: _gmtime(_seconds(secs)),
+    "ctime": lambda secs=None: _ctime(_seconds(secs)),
+    "asctime": lambda t=None: _asctime(_struct(t)),
+    "strftime": lambda fmt, t=None: _strftime(fmt, _struct(t)),
+}
+
+
+def _seed(self: Any, n: Any = None) -> None:
+    _c_seed(self, 0 if n is None else n)
+
+
+def _urandom(size: int) -> bytes:
+    return _entropy.randbytes(size)
+
+
+def apply() -> None:
+    """Fix this process's clock and entropy (a child's, before the program exists)."""
+    for name, function in CLOCK.items():
+        setattr(time, name, function)
+    _random.Random.seed = _seed
+    random._urandom = _urandom  # what SystemRandom's methods read

@@ -1,0 +1,68 @@
+"""Every run of a job reads the same clock and entropy (sandbox/determinism.py): a program cannot
+toss a coin that lands differently in its perturbed reruns (a red team's clock coin was
+`correct` in 60% of its gradings)."""
+
+from __future__ import annotations
+
+import textwrap
+import time
+
+from sebench.grading.sandbox import Job, SandboxConfig, SandboxPool
+from sebench.grading.sandbox.perturbation import Perturbation
+
+# Every coin the allowed modules offer: the clocks, the dates read through them, a seed of None
+# (also the C base's, through `super`), the OS's entropy, and an object's address.
+COINS = """
+import datetime
+import random
+import time
+
+
+def solve(x):
+    fresh, unseeded = random.Random(), random.Random(None)
+    random.seed()
+    system = random.SystemRandom()
+    base = random.Random(5)
+    super(random.Random, base).seed()
+    clocks = [
+        time.time(), time.time_ns(), time.perf_counter(), time.perf_counter_ns(),
+        time.monotonic(), time.monotonic_ns(), time.process_time(), time.process_time_ns(),
+        time.thread_time(), time.thread_time_ns(), time.clock_gettime(1),
+        time.clock_gettime_ns(1), time.localtime()[:6], time.gmtime()[:6], time.ctime(),
+        time.asctime(), time.strftime("%Y %H:%M:%S"), str(datetime.date.today()),
+        str(datetime.datetime.today()), fresh.random(), unseeded.random(), random.random(),
+        system.random(), system.getrandbits(64), system.randbytes(4), base.random(), x,
+    ]
+    addresses = [id(object()), hash(object()), repr(object())]
+    return repr(clocks) + " @@ " + repr(addresses)
+"""
+
+
+def test_every_run_reads_the_same_clock_and_entropy_whatever_the_worker_and_the_moment(
+    standin_library,
+):
+    printed = set()
+    config = SandboxConfig(workers=2, timeout_s=3.0)
+    with SandboxPool(standin_library, config) as pool:
+        # addresses are the same only where the servers could turn address randomisation off
+        # (`personality`; some container runtimes refuse it, and `doctor` says so)
+        fixed = pool.layers["fixed_layout"]
+        for round_ in range(2):
+            for mode in Perturbation:
+                for cases in (1, 2):  # a rerun that decides on a prefix runs fewer cases
+                    job = Job(textwrap.dedent(COINS), "solve", ("x=1", "x=2"), mode, cases)
+                    execution = pool.run(job)
+                    assert execution.cases[0].printed, execution
+                    clocks, addresses = execution.cases[0].printed.rsplit(" @@ ", 1)
+                    printed.add((clocks, addresses if fixed else None))
+            time.sleep(0.2 * (round_ + 1))  # the real clock moves on
+    assert len(printed) == 1, printed
+
+
+def test_the_virtual_clock_starts_in_2026_and_moves_a_millisecond_per_reading(pool):
+    code = (
+        "import time\n\ndef solve():\n    a = time.perf_counter()\n"
+        "    return time.perf_counter() > a, a, time.gmtime()[:3]\n"
+    )
+    execution = pool.run(Job(code, "solve", ("",)))
+    assert execution.cases[0].printed == "(True, 0.001, (2026, 1, 1))", execution
