@@ -166,6 +166,38 @@ def run(pool, code: str) -> str | None:
                 return "rewritten"
             """,
         ),
+        (
+            "a deep copy's memo substituting an attribute name",
+            """
+            import copy, operator
+            def solve(x):
+                getter = copy.deepcopy(operator.attrgetter("real"), {id("real"): "imag"})
+                return "renamed" if getter(1j) == 1 else "kept"
+            """,
+        ),
+        (
+            "a deep copy's memo substituting the object and the name of a descriptor",
+            """
+            import copy
+            class Box:
+                secret = "read"
+            def solve(x):
+                return copy.deepcopy(str.upper, {id(str): Box, id("upper"): "secret"})
+            """,
+        ),
+        (
+            "a memo handed in by the program while a deep copy runs",
+            """
+            import copy, operator
+            class Key:
+                def __hash__(self):
+                    copy.deepcopy(operator.attrgetter("real"), {id("real"): "imag"}, [])
+                    return 1
+            def solve(x):
+                copy.deepcopy({Key(): 1}, {})
+                return "substituted"
+            """,
+        ),
     ],
 )
 def test_no_held_name_can_be_retargeted(pool, name, code):

@@ -19,7 +19,9 @@ execs): so the names are checked where they are used, whatever object carries th
 - the Enum functional API (`Color("Made", [(name, value), ...])`) makes a class whose members
   are named by data: no special name (`_x_`, `__x__`) among them;
 - `copy` (and `deepcopy`) set the state a `__reduce_ex__` returns on the object it rebuilt, by
-  its keys: no special name among them;
+  its keys: no special name among them; and `deepcopy` takes no memo from the program (a memo
+  substitutes objects anywhere in what the copy rebuilds, a reduce tuple's attribute name
+  included);
 - `dataclass` pastes field names into source: every field it reads, its bases' included, is a
   real field of the module's kinds with an identifier for a name, and every annotation's name
   is an identifier.
@@ -175,6 +177,29 @@ def install() -> None:
         return reconstruct(x, memo, rebuild, args, state, *rest, **kwargs)
 
     copy._reconstruct = guarded_reconstruct  # what `copy` and `deepcopy` call, by its name
+
+    deepcopy = copy.deepcopy
+    memos: list[dict] = []  # the memo of each deep copy in progress, innermost last
+
+    def guarded_deepcopy(x: Any, memo: Any = None, _nil: Any = None) -> Any:
+        # A memo maps an object's id to what a deep copy puts in its place, anywhere in what
+        # it rebuilds, a reduce tuple's arguments included: a program's own memo made
+        # `deepcopy(attrgetter("real"), {id("real"): name})` a getattr by a computed name (a
+        # fourth red team's). So a deep copy always starts with a fresh memo, and a call
+        # within one may pass only that copy's own (as `copy` and `__deepcopy__` methods do).
+        if memo is None or not memos:
+            if memo is not None and (type(memo) is not dict or memo):
+                raise TypeError("deepcopy takes no memo but the one of the copy in progress")
+            memos.append({})
+            try:
+                return deepcopy(x, memos[-1])
+            finally:
+                memos.pop()
+        if memo is not memos[-1]:
+            raise TypeError("deepcopy takes no memo but the one of the copy in progress")
+        return deepcopy(x, memo)
+
+    copy.deepcopy = guarded_deepcopy  # also what `copy` itself and `__deepcopy__` methods call
 
     process_class = dataclasses._process_class
     kinds = (dataclasses._FIELD, dataclasses._FIELD_CLASSVAR, dataclasses._FIELD_INITVAR)
