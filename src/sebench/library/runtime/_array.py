@@ -75,8 +75,10 @@ _set_context = BaseException.__dict__["__context__"].__set__
 
 
 def _clock_word(text):
-    """`text` (str or bytes) is a datetime string NumPy reads the clock for."""
-    return len(text) <= 5 and text.lower() in _CLOCK_WORDS
+    """`text` (str or bytes) is a datetime string NumPy reads the clock for: NumPy drops the NULs
+    that pad fixed-width text first (a red team's "now\\0" in a structured field)."""
+    stripped = text.rstrip("\0" if type(text) is str else b"\0")
+    return len(stripped) <= 5 and stripped.lower() in _CLOCK_WORDS
 
 
 def _clock_words_in(items):
@@ -566,7 +568,7 @@ def build(np, package, call, official_failure, official_trial_wanted):
                 return item
         # `.item()` would change what it prints, or gives no Python scalar at all (long double
         # hands back the NumPy scalar): a 0-d library array, which prints like the scalar
-        return _wrap_array(asarray(value))
+        return _checked(asarray(value))
 
     def _wrap_array(data):
         arr = new(ZWCArray)
@@ -588,10 +590,15 @@ def build(np, package, call, official_failure, official_trial_wanted):
             mirrored[kind] = look_alike
         return look_alike
 
+    def _holds_clock_word(data):
+        if data.dtype.names:  # records: each field, nested ones too
+            return any(_holds_clock_word(data[name]) for name in data.dtype.names)
+        return data.dtype.kind in "USO" and _clock_words_in(data.ravel().tolist())
+
     def _checked(data):
         # text NumPy computed (`add` of "n" and "ow") is checked on its way out, so that no
-        # library array ever holds a clock word, whatever operator it later meets
-        if data.dtype.kind in "USO" and _clock_words_in(data.ravel().tolist()):
+        # library array ever holds a clock word, whatever operator or cast it later meets
+        if _holds_clock_word(data):
             raise refused(CLOCK_REFUSAL)
         return _wrap_array(data)
 
