@@ -205,6 +205,59 @@ def test_a_huge_code_block_is_refused_by_size_before_it_is_parsed(grader, task, 
     assert parsed == []
 
 
+def test_the_official_rules_block_is_refused_by_size_too(grader, task, names, monkeypatch):
+    """The official rules read the last block opened by ```python, not the block the strict
+    rules read: a red team hid a 1 MiB block behind a small honest ```py one (4 s and 942 MB in
+    the grader process, under the strict rules too)."""
+    import ast
+
+    honest = (
+        f"import zwc\n\ndef {SHIFT}(data_chunks, encoding_shifts):\n"
+        f"    return {names['bitwise_left_shift']}(data_chunks, encoding_shifts)\n"
+    )
+    response = "```python\n" + "a\n" * 520_000 + "```\n\n```py\n" + honest + "```"
+    parsed = []
+    real_parse = ast.parse
+    monkeypatch.setattr(
+        ast, "parse", lambda *a, **k: parsed.append(len(a[0])) or real_parse(*a, **k)
+    )
+    verdict = grader.grade(task, response)
+    assert max(parsed) < 10_000, "the huge block was parsed"
+    assert verdict.official_category.value == "exe_error"  # the official rules' too-large
+
+
+def test_the_static_checks_worn_out_by_the_text_are_a_refusal_not_an_infra_error(grader, task):
+    """A string annotation the parser cannot hold (MemoryError) was an infra error, which RL
+    leaves out of its group: a wrong answer could escape its 0 (a red team's)."""
+    wrong = f"import zwc\n\ndef {SHIFT}(data_chunks, encoding_shifts: '" + "-" * 20_000 + "1'):\n"
+    verdict = grader.grade(task, fenced(wrong + "    return [0]\n"))
+    assert verdict.kind is not VerdictKind.INFRA_ERROR, verdict
+    assert "annotation-code" in (verdict.rule or "") + (verdict.detail or ""), verdict
+
+
+def test_the_static_checks_stay_fast_on_texts_made_to_slow_them(grader, task):
+    """A red team's 64 KiB: 100 classes each deriving from all the earlier ones and ~4,900
+    calls (the Enum check walked the class lattice per call: 54 s), and a comment of chains
+    that are no calls (the official library check restarted at each link: 23.7 s)."""
+    import time
+
+    from sebench.grading.official_rules import official_prepare
+
+    def official(task, response):
+        return official_prepare(task, response, grader.table)
+
+    classes = "".join(
+        f"class A{i}({', '.join(f'A{j}' for j in range(i)) or 'object'}):\n    pass\n"
+        for i in range(100)
+    )
+    lattice = classes + f"def {SHIFT}(data_chunks, encoding_shifts):\n" + "    A99(1, 1)\n" * 4_000
+    chains = f"import zwc\n\ndef {SHIFT}(data_chunks, encoding_shifts):\n    # " + "a. " * 20_000
+    for stage, code in ((grader.prepare, lattice), (official, chains + "\n    return [0]\n")):
+        started = time.perf_counter()
+        stage(task, fenced(code))
+        assert time.perf_counter() - started < 5, f"{stage.__name__} too slow"
+
+
 def test_the_size_limits_are_configurable(official_library, task, names):
     from sebench.grading.grader import Grader
 

@@ -26,7 +26,12 @@ from typing import TYPE_CHECKING, Any
 
 from sebench.data.schema import Task
 from sebench.grading.compare import DEFAULT_TOLERANCE, Tolerance, outputs_match
-from sebench.grading.extract import MAX_CODE_CHARS, MAX_RESPONSE_CHARS, extract_code
+from sebench.grading.extract import (
+    MAX_CODE_CHARS,
+    MAX_RESPONSE_CHARS,
+    extract_code,
+    extract_code_official,
+)
 from sebench.grading.official import any_library_call
 from sebench.grading.official_rules import OfficialPrepared, official_judge, official_prepare
 from sebench.grading.policy import Refusal, scan
@@ -230,6 +235,12 @@ class Grader:
         else:
             strict = self._prepare_safely(task, response)
             too_large = strict.verdict if _is_too_large(strict.verdict) else None
+        if too_large is None:
+            # the official rules read another block (the last one opened by ```python): the
+            # same cap, before it is parsed (a red team's 1 MiB block behind a small honest one)
+            official_code = extract_code_official(response or "")
+            if official_code is not None and len(official_code) > self.max_code_chars:
+                too_large = _too_large("code block", len(official_code), self.max_code_chars)
         if too_large is not None:  # the official stage would parse it: it is not reached
             return _Plan(self.rules, strict or Prepared(too_large), OfficialPrepared(too_large))
         try:
@@ -390,7 +401,7 @@ class Grader:
             found = scan(tree, self.table.package)
             calls_library = any_library_call(found.imports, found.function_calls, self.table)
             refusals = found.refusals
-        except RecursionError:
+        except (RecursionError, MemoryError):  # what the text did to the checks: no infra error
             return Prepared(
                 Verdict(VerdictKind.POLICY, rule="too-deep", detail="code nested too deeply")
             )

@@ -44,7 +44,10 @@ START_COST_S = 0.3
 
 _DEF = re.compile(r"\bdef\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
-_CALL = re.compile(rf"(?<![\w.])({_NAME}(?:\s*\.\s*{_NAME})*)\s*\(")
+# A dotted name, then the `(` of a call if one follows: every chain is matched (and consumed)
+# once, so a text of chains that are no calls (`# a. a. a. ...`) costs linear time; matching
+# only chains followed by `(` restarted at each link (a red team's 23 s in one search).
+_CALL = re.compile(rf"(?<![\w.])({_NAME}(?:\s*\.\s*{_NAME})*)(\s*\()?")
 _RETURN_VALUE = re.compile(r"\breturn\b[ \t]*[^\s#;]")
 
 
@@ -88,6 +91,8 @@ def calls_library_officially(body: str, imports: list[ast.AST], table: LibraryNa
     prefix = table.package + "."
     calls = []
     for match in _CALL.finditer(body):
+        if match.group(2) is None:
+            continue
         target = _resolve(re.sub(r"\s+", "", match.group(1)), bindings, known)
         if target is not None and target.startswith(prefix):
             calls.append(target)
@@ -116,7 +121,7 @@ def official_prepare(task: Task, response: str | None, table: LibraryNames) -> O
     try:
         found = scan(tree, table.package)
         calls = calls_library_officially(entry.body, found.imports, table)
-    except RecursionError:
+    except (RecursionError, MemoryError):
         return OfficialPrepared(
             Verdict(VerdictKind.POLICY, rule="too-deep", detail="code nested too deeply")
         )
