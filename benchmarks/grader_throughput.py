@@ -169,9 +169,8 @@ def cost_split(grader, samples, baseline: BareFork) -> dict[str, float]:
         for name in ("fork", "isolation", "run"):
             if name in timings:
                 add(name, timings[name])
-        if "total" in timings:
-            known = sum(timings.get(n, 0.0) for n in ("fork", "isolation", "run"))
-            add("report", timings["total"] - known)
+        if "total" in timings:  # from the child having its job (forked and confined before)
+            add("report", timings["total"] - timings.get("run", 0.0))
             if "roundtrip" in timings:
                 add("transport", timings["roundtrip"] - timings["total"])
         if "reaped_before" in timings:  # the previous sample's reap, done after its reply

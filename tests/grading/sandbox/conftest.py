@@ -139,19 +139,30 @@ def children_of(pid: int) -> list[int]:
     return found
 
 
+def waits_for_a_job(pid: int) -> bool:
+    """A zygote forks each child before its job arrives: one per zygote waits, blocked reading
+    the job pipe, and is no leftover."""
+    try:
+        return "pipe" in Path(f"/proc/{pid}/wchan").read_text()
+    except OSError:
+        return False
+
+
 def leftovers(pool: SandboxPool, within_s: float = 5.0) -> list[int]:
     """Sandbox-uid processes, children of the zygotes and children of the servers other than
-    their zygote, still there after `within_s`.
+    their zygote, still there after `within_s`; not the child each zygote has waiting for the
+    next job.
 
     A server reaps a job's child (killed before the reply) just after replying, so a test
     looking right after `run` returns may still see it dying: wait, briefly, for the reap.
     """
     deadline = time.monotonic() + within_s
     while True:
-        found = processes_of(pool.sandbox_uids())
         zygotes = pool.zygote_pids()
+        waiting = {child for z in zygotes for child in children_of(z) if waits_for_a_job(child)}
+        found = [pid for pid in processes_of(pool.sandbox_uids()) if pid not in waiting]
         for pid in pool.server_pids() + zygotes:
-            found += [child for child in children_of(pid) if child not in zygotes]
+            found += [c for c in children_of(pid) if c not in zygotes and c not in waiting]
         if not found or time.monotonic() > deadline:
             return sorted(set(found))
         time.sleep(0.01)

@@ -1,6 +1,7 @@
-"""Every run of a job reads the same clock and entropy (sandbox/determinism.py): a program cannot
-toss a coin that lands differently in its perturbed reruns (a red team's clock coin was
-`correct` in 60% of its gradings)."""
+"""Every run of a job reads the same clock and entropy (sandbox/determinism.py) and starts from the
+same memory (zygote.py): a program cannot toss a coin that lands differently in its perturbed
+reruns (a red team's clock coin was `correct` in 60% of its gradings; addresses and the depth a
+program may recurse to differed between a fresh server and a used one, and after other jobs)."""
 
 from __future__ import annotations
 
@@ -33,9 +34,20 @@ def solve(x):
         str(datetime.datetime.today()), fresh.random(), unseeded.random(), random.random(),
         system.random(), system.getrandbits(64), system.randbytes(4), base.random(), x,
     ]
-    addresses = [id(object()), hash(object()), repr(object())]
-    return repr(clocks) + " @@ " + repr(addresses)
+    texts = [str(size) * size for size in range(0, 600, 8)]
+    addresses = [id(object()), hash(object()), repr(object()), [id(t) % 4096 for t in texts]]
+    return repr(clocks) + " @@ " + repr(addresses) + " @@ " + str(depth(0))
+
+
+def depth(n):
+    try:
+        return depth(n + 1)
+    except RecursionError:
+        return n
 """
+# Other jobs between the runs, of other sizes and numbers of inputs: a job decoded on the
+# zygote's heap left it otherwise (one with 9 inputs moved every later child's addresses).
+FILLER = "def solve(x):\n    return [str(x) * {size}]\n"
 
 
 def test_every_run_reads_the_same_clock_and_entropy_whatever_the_worker_and_the_moment(
@@ -53,8 +65,10 @@ def test_every_run_reads_the_same_clock_and_entropy_whatever_the_worker_and_the_
                     job = Job(textwrap.dedent(COINS), "solve", ("x=1", "x=2"), mode, cases)
                     execution = pool.run(job)
                     assert execution.cases[0].printed, execution
-                    clocks, addresses = execution.cases[0].printed.rsplit(" @@ ", 1)
-                    printed.add((clocks, addresses if fixed else None))
+                    clocks, addresses, depth = execution.cases[0].printed.split(" @@ ")
+                    printed.add((clocks, addresses if fixed else None, depth))
+                    size = len(printed) * 37 + cases
+                    pool.run(Job(FILLER.format(size=size), "solve", ("x=1",) * (size % 11 + 1)))
             time.sleep(0.2 * (round_ + 1))  # the real clock moves on
     assert len(printed) == 1, printed
 

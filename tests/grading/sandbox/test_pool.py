@@ -127,7 +127,9 @@ def test_timings_split_the_cost_of_a_job(pool):
     execution = run(pool, SOLVE_MEAN, ("x=[1]",))
     for key in ("fork", "isolation", "run", "total", "roundtrip"):
         assert execution.timings[key] > 0
-    assert execution.timings["total"] >= execution.timings["fork"] + execution.timings["run"]
+    # the fork and the isolation come before the job arrives; `total` runs from the job on
+    assert execution.timings["total"] >= execution.timings["run"]
+    assert execution.timings["roundtrip"] >= execution.timings["total"]
 
 
 def test_entry_point_must_be_an_identifier(pool):

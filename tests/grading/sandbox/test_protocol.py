@@ -106,7 +106,8 @@ def test_a_malformed_job_is_refused_and_the_next_one_read():
     not_utf8 = struct.pack(">IIII", 1, 1, 0, 1) + b"\xff" + b"f" + b"0"
     not_adding_up = struct.pack(">IIII", 4, 1, 5, 1) + b"passf0"
     unknown_mode = struct.pack(">IIII", 4, 1, 1, 1) + b"passfx0"
-    more_cases_than_inputs = struct.pack(">IIII", 4, 1, 0, 1) + b"passf1"
+    mode = protocol.encode_job("pass", "f", [])[protocol.JOB_HEADER.size + 16 + 5 :][:12]
+    more_cases_than_inputs = struct.pack(">IIII", 4, 1, 12, 6) + b"passf" + mode + b"000001"
     reader = job_pipe(
         protocol.JOB_HEADER.pack(len(only_code), 1) + only_code,
         protocol.JOB_HEADER.pack(len(not_utf8), 4) + not_utf8,

@@ -28,10 +28,13 @@ from collections import deque
 from collections.abc import Iterator
 from typing import NoReturn
 
-from sebench.grading.sandbox import audit, determinism, isolation
-from sebench.grading.sandbox.perturbation import Perturbation
+from sebench.grading.sandbox import audit, determinism, isolation, protocol
 
 EXIT_ISOLATION_FAILED = 97
+# How a child ends without running a job (before any untrusted code exists): the grader closed
+# the job pipe; the job was malformed (read whole: the next child reads the next one); the
+# stream cannot be followed any more (a job announced over the cap).
+EXIT_NO_JOB, EXIT_BAD_JOB, EXIT_STREAM_BROKEN = 94, 95, 96
 MAX_ERROR_MESSAGE = 2000
 
 
@@ -102,28 +105,23 @@ def _sender(nonce: str, result_fd: int):
 
 def prepare(
     nonce: str,
-    code: str,
-    entry_point: str,
-    inputs: list[str],
-    perturbation: Perturbation,
-    cases: int,
+    job_fd: int,
     result_fd: int,
     plan: isolation.ChildPlan,
     controls: audit.Controls,
     limits_budget: int,
 ) -> Iterator[None]:
     """A child's whole run, made in the zygote just before the fork: sending every frame of it
-    is what `run` does in the child. `controls` drive the audit hook (the call counts, the
-    perturbation, the refusals). Only the first `cases` inputs run; all of them are here, so
+    is what `run` does in the child. The child reads its job from `job_fd` once confined (the
+    zygote never holds job data). `controls` drive the audit hook (the call counts, the
+    perturbation, the refusals). Only the job's first `cases` inputs run; all of them travel, so
     that a shorter run's memory is laid out as the full run's up to its end (a program must not
     tell the runs apart by `id()`).
 
     Binding the harness's locals here rather than in the child saves ~45 page copies per child
     (a page the zygote writes costs a trap of ~1 us, one the child writes a copy of ~5 us).
     """
-    messages = _messages(
-        code, entry_point, inputs, perturbation, cases, plan, controls, limits_budget
-    )
+    messages = _messages(job_fd, plan, controls, limits_budget)
     next(messages)  # up to the first statement that belongs in the child
     return map(_sender(nonce, result_fd), messages)
 
@@ -140,11 +138,7 @@ def run(box: list[Iterator[None]]) -> NoReturn:
 
 
 def _messages(
-    code: str,
-    entry: str,
-    inputs: list[str],
-    perturbation: Perturbation,
-    cases: int,
+    job_fd: int,
     plan: isolation.ChildPlan,
     controls: audit.Controls,
     limits_budget: int,
@@ -184,7 +178,27 @@ def _messages(
         finally:
             exit_now(EXIT_ISOLATION_FAILED)
     t_isolated = perf()
-    yield {"kind": "start", "t_start": t_start, "t_isolated": t_isolated}
+    # The job: one frame from the grader, read here (the grader writes it when it has one: a
+    # child may wait here long), then the pipe is closed before any untrusted code exists.
+    try:
+        job = protocol.JobReader(job_fd).read()
+    except protocol.FrameTooLarge:
+        exit_now(EXIT_STREAM_BROKEN)
+    except protocol.ProtocolError:
+        exit_now(EXIT_BAD_JOB)
+    os.close(job_fd)
+    if job is None:
+        exit_now(EXIT_NO_JOB)
+    code, entry, inputs, perturbation, cases = job
+    del job
+    t_job = perf()
+    yield {
+        "kind": "start",
+        "t_start": t_start,
+        "t_isolated": t_isolated,
+        "t_job": t_job,
+        "cases": cases,
+    }
 
     # The program's globals are the `__main__` module's, as under `python`: what the standard
     # library runs on its behalf in the module of the program's classes (the methods

@@ -126,6 +126,14 @@ class FrameReader:
         return self._ready.pop(0)
 
 
+# The mode and the case count travel as text of one width whatever their value: a child decodes
+# its job on its own heap, and a field that took another size in one run than in another would
+# lay out the program's objects otherwise (a program must not tell its runs apart by `id()`).
+_MODE_TEXT = {mode: f"mode:{mode.value}".ljust(12, "-") for mode in Perturbation}
+_MODES = {text: mode for mode, text in _MODE_TEXT.items()}
+_COUNT_DIGITS = 6
+
+
 def encode_job(
     code: str,
     entry_point: str,
@@ -136,8 +144,8 @@ def encode_job(
     """A job frame: `code`, `entry_point`, the mode, how many cases to run (`cases`, None: all),
     then each case's argument text. TypeError when a field is not text (a caller's bug: nothing
     is written)."""
-    mode = Perturbation(perturbation).value
-    count = str(len(inputs) if cases is None else cases)
+    mode = _MODE_TEXT[Perturbation(perturbation)]
+    count = f"{len(inputs) if cases is None else cases:0{_COUNT_DIGITS}d}"
     fields = [
         str.encode(text, "utf-8", "surrogatepass")
         for text in (code, entry_point, mode, count, *inputs)
@@ -184,19 +192,20 @@ class JobReader:
                 start += length
         except UnicodeDecodeError:
             raise ProtocolError("job field is not UTF-8") from None
-        try:
-            mode = Perturbation(fields[2])
-        except ValueError:
-            raise ProtocolError(f"unknown job mode {fields[2]!r}") from None
+        mode = _MODES.get(fields[2])
+        if mode is None:
+            raise ProtocolError(f"unknown job mode {fields[2][:20]!r}")
         inputs = fields[4:]
-        if not (fields[3].isdigit() and int(fields[3]) <= len(inputs)):
-            raise ProtocolError(f"bad case count {fields[3][:20]!r}")
-        return fields[0], fields[1], inputs, mode, int(fields[3])
+        count = fields[3]
+        if not (len(count) == _COUNT_DIGITS and count.isdigit() and int(count) <= len(inputs)):
+            raise ProtocolError(f"bad case count {count[:20]!r}")
+        return fields[0], fields[1], inputs, mode, int(count)
 
     def _fill(self, size: int) -> bool:
-        """Read until the buffer holds `size` bytes; False if the stream ends first."""
+        """Read until the buffer holds `size` bytes, not one more (what follows is the next
+        reader's); False if the stream ends first."""
         while len(self._buffer) < size:
-            chunk = os.read(self.fd, max(1 << 16, size - len(self._buffer)))
+            chunk = os.read(self.fd, size - len(self._buffer))
             if not chunk:
                 self._buffer = b""
                 return False

@@ -227,14 +227,15 @@ class Server:
             self.finish()
         kind = self.zygote.next_kind()
         if kind is None:
-            return None
-        if kind == zygote.BAD_JOB:
-            return _infra_error("server error: malformed job")
+            raise zygote.ZygoteLost("zygote exited")
         if kind != zygote.FORKED:
             raise zygote.ZygoteLost(f"zygote sent {kind!r}")
-        pid, n_inputs, t0 = self.zygote.forked()
+        pid, t0 = self.zygote.forked()
         self._child, self._exit = pid, None
-        return self._collect(pid, self._nonce, n_inputs, t0, t0 + self.config.timeout_s)
+        reply = self._collect(pid, self._nonce, t0)
+        if reply is None:  # the child found no job: the grader closed the pipe
+            self._child = None
+        return reply
 
     def finish(self) -> None:
         """Make sure the last child is gone (killed already), clean up after it, then let the
@@ -266,12 +267,16 @@ class Server:
         self._nonce = secrets.token_hex(zygote.NONCE_CHARS // 2)
         self.zygote.send_ready(self._nonce)
 
-    def _collect(self, pid: int, nonce: str, n_inputs: int, t0: float, deadline: float) -> dict:
+    def _collect(self, pid: int, nonce: str, t0: float) -> dict | None:
+        """Follow the child forked at `t0` to its reply; None when it found no job. It waits for
+        its job first, as long as the grader takes to send one: the deadline starts with its
+        start frame, sent once it has read the job."""
         # Bytes an honest child can send: the printed results (JSON may escape one byte to six),
-        # each case's error message (same escaping) and the frame around it, start and end.
+        # each case's error message (same escaping) and the frame around it, start and end;
+        # until the start frame tells how many cases there are, the start frame's size.
         per_case = 6 * child.MAX_ERROR_MESSAGE + 1024
-        cap = 6 * self.config.max_output_bytes + n_inputs * per_case + (16 << 10)
-        decoder = protocol.FrameDecoder(max_total=cap)
+        decoder = protocol.FrameDecoder(max_total=16 << 10)
+        deadline: float | None = None
         cases: list[dict] = []
         state = {
             "start": None,
@@ -297,8 +302,16 @@ class Server:
                 state["violation"] = str(exc)
                 return True
             for frame in frames:
-                if not self._accept(frame, nonce, n_inputs, cases, state):
+                if not self._accept(frame, nonce, cases, state):
                     break
+                if frame.get("kind") == "start":
+                    n_cases = frame["cases"]
+                    decoder.max_total = (
+                        decoder.total
+                        + 6 * self.config.max_output_bytes
+                        + n_cases * per_case
+                        + (16 << 10)
+                    )
             return bool(
                 state["violation"]
                 or state["isolation_failed"]
@@ -310,8 +323,10 @@ class Server:
         timed_out = ended = False
         try:
             while not ended:
-                remaining = deadline - time.perf_counter()
-                if remaining <= 0:
+                if deadline is None and state["start"] is not None:
+                    deadline = time.perf_counter() + self.config.timeout_s
+                remaining = None if deadline is None else deadline - time.perf_counter()
+                if remaining is not None and remaining <= 0:
                     timed_out = True
                     break
                 readable, _, _ = select.select([results, reports], [], [], remaining)
@@ -331,14 +346,21 @@ class Server:
             _kill_group(pid)
         t_killed = time.perf_counter()
 
-        start = state["start"] or {}
-        timings = {"total": t_killed - t0, "reaped_before": self.reap_seconds}
+        start = state["start"]
+        if start is None and not timed_out and not state["violation"]:
+            no_job = self._no_job()
+            if no_job is not None:
+                return no_job if no_job else None
+        # fork and isolation happen before the job arrives (while the grader works); `total` is
+        # from the child having its job to its end
+        timings = {"reaped_before": self.reap_seconds}
         if start:
+            timings["total"] = t_killed - start["t_job"]
             timings["fork"] = start["t_start"] - t0
             timings["isolation"] = start["t_isolated"] - start["t_start"]
             end = (state["done"] or {}).get("t_end")
             if isinstance(end, float):
-                timings["run"] = end - start["t_isolated"]
+                timings["run"] = end - start["t_job"]
         status, detail = self._status(state, timed_out, len(cases))
         for case in cases:
             for key in ("kind", "index", "memory", "output_limit", "nonce"):
@@ -352,9 +374,24 @@ class Server:
             "timings": timings,
         }
 
-    def _accept(
-        self, frame: dict, nonce: str, n_inputs: int, cases: list[dict], state: dict
-    ) -> bool:
+    def _no_job(self) -> dict | None:
+        """How a child that ended before its start frame ended, when it found no job to run:
+        {} at the end of the job stream, an INFRA_ERROR reply for a malformed job; None when it
+        did not end that way. A stream that cannot be followed any further ends the server."""
+        if self._exit is None:
+            return None
+        how, code = self._exit
+        if how != os.CLD_EXITED:
+            return None
+        if code == child.EXIT_NO_JOB:
+            return {}
+        if code == child.EXIT_BAD_JOB:
+            return _infra_error("server error: malformed job")
+        if code == child.EXIT_STREAM_BROKEN:
+            raise zygote.ZygoteLost("a job over the size cap: the job stream is broken")
+        return None
+
+    def _accept(self, frame: dict, nonce: str, cases: list[dict], state: dict) -> bool:
         """Check one frame's place in the sequence; False (and a violation) when out of order."""
         kind = frame.get("kind")
         if frame.get("nonce") != nonce:
@@ -364,13 +401,19 @@ class Server:
             state["isolation_failed"] = str(frame.get("error"))
             return False
         if state["start"] is None:
-            if kind != "start" or not all(
-                isinstance(frame.get(k), float) for k in ("t_start", "t_isolated")
+            if (
+                kind != "start"
+                or not all(
+                    isinstance(frame.get(k), float) for k in ("t_start", "t_isolated", "t_job")
+                )
+                or type(frame.get("cases")) is not int
+                or frame["cases"] < 0
             ):
                 state["violation"] = "first frame is not the harness's start frame"
                 return False
             state["start"] = frame
             return True
+        n_inputs = state["start"]["cases"]
         ended = state["done"] is not None or state["abort"] is not None
         if ended:
             state["violation"] = "frame after the end of the run"

@@ -7,17 +7,21 @@ them while the child lives. So the warm server forks this zygote once, at start:
 warm interpreter that reads the jobs from the grader, forks a child for each and reports on it.
 The server (server.py) keeps all the other work and never forks again: its pages stay its own.
 
-    grader --job--> zygote --fork--> child --frames--> server --reply--> grader
+    server --ready--> zygote --fork--> child <--job-- grader;  child --frames--> server --reply--> grader
+
+The child reads its job itself, after the fork: nothing of a job ever lives on the zygote's heap,
+whose allocator would otherwise end each job a little differently from how it began it, and a
+program could read that history in the addresses of its own objects (`id(object())`), a coin
+that differs between its run and its reruns (a red team's, issue 12).
 
 Between the server and the zygote (fixed-size messages):
     server -> zygote, `ready`:   b"N" + nonce    the last job is cleaned up (the zygote reaps
                                                  its child now); here is the nonce for the
-                                                 next child's frames
-    zygote -> server, `reports`: b"P" + pid, number of inputs, fork time
+                                                 next child's frames: fork it
+    zygote -> server, `reports`: b"P" + pid, fork time
                                  b"E" + si_code, si_status   the child has exited; it is not
                                      reaped until `ready`, so its pid and process group stay
                                      taken and the server may still signal them
-                                 b"B"            the job was malformed; nothing was forked
 """
 
 from __future__ import annotations
@@ -35,12 +39,12 @@ from typing import NoReturn
 
 from sebench.grading.sandbox import audit, child, isolation, limits, protocol
 from sebench.grading.sandbox.config import SandboxConfig
-from sebench.grading.sandbox.perturbation import Perturbation
 
 NONCE_CHARS = 32
+REHEARSALS = 16  # rounds before the first real one: enough for the loop's code to settle
 READY = b"N"
-FORKED, EXITED, BAD_JOB = b"P", b"E", b"B"
-_FORKED = struct.Struct("=iId")  # pid, number of inputs, perf_counter() just before the fork
+FORKED, EXITED = b"P", b"E"
+_FORKED = struct.Struct("=id")  # pid, perf_counter() just before the fork
 _EXITED = struct.Struct("=ii")  # si_code (CLD_EXITED, CLD_KILLED, ...), si_status
 
 
@@ -60,12 +64,11 @@ class Zygote:
         protocol.write_all(self.ready, READY + nonce.encode("ascii"))
 
     def next_kind(self) -> bytes | None:
-        """Wait for the next job's first report: FORKED or BAD_JOB; None once the zygote has
-        ended (the grader closed the job pipe)."""
+        """Wait for the next child's first report, FORKED; None once the zygote has ended."""
         return os.read(self.reports, 1) or None
 
-    def forked(self) -> tuple[int, int, float]:
-        """The rest of a FORKED report: (pid, number of inputs, fork time)."""
+    def forked(self) -> tuple[int, float]:
+        """The rest of a FORKED report: (pid, fork time)."""
         return _FORKED.unpack(self._read(_FORKED.size))
 
     def exited(self) -> tuple[int, int]:
@@ -111,12 +114,13 @@ def start(
             if os.getppid() != server_pid:  # the server died before the line above
                 os._exit(1)
             ruleset = server.ruleset if server.layers["landlock"] else None
-            shared = [results] + ([ruleset.fd] if ruleset else [])
-            numbered = _number_descriptors(shared + [jobs, ready_read, reports_write, 2])
-            results = numbered[0]
-            jobs, ready_read, reports_write, log = numbered[len(shared) :]
+            # the job pipe is the children's (each reads its job, then closes it)
+            shared = [results, jobs] + ([ruleset.fd] if ruleset else [])
+            numbered = _number_descriptors(shared + [ready_read, reports_write, 2])
+            results, jobs = numbered[:2]
+            ready_read, reports_write, log = numbered[len(shared) :]
             if ruleset:
-                ruleset = dataclasses.replace(ruleset, fd=numbered[1])
+                ruleset = dataclasses.replace(ruleset, fd=numbered[2])
             # The zygote's mappings barely change between forks, so the limits are made once:
             # RLIMIT_AS is what it maps now plus the budget (see limits.rlimits).
             rlimits = limits.rlimits(config, limits.mapped_bytes())
@@ -126,32 +130,14 @@ def start(
                 os.close(ruleset.fd)
             first_private = 3 + len(shared)
 
-            def prepare_child(
-                nonce: str,
-                code: str,
-                entry_point: str,
-                inputs: list[str],
-                perturbation: Perturbation,
-                cases: int,
-            ) -> Iterator[None]:
+            def prepare_child(nonce: str) -> Iterator[None]:
                 budget = config.max_output_bytes
-                return child.prepare(
-                    nonce,
-                    code,
-                    entry_point,
-                    inputs,
-                    perturbation,
-                    cases,
-                    results,
-                    plan,
-                    controls,
-                    budget,
-                )
+                return child.prepare(nonce, jobs, results, plan, controls, budget)
 
             def start_child(box: list[Iterator[None]]) -> NoReturn:
                 _start_child(box, first_private)
 
-            _serve(jobs, ready_read, reports_write, prepare_child, start_child)
+            _serve(ready_read, reports_write, prepare_child, start_child)
         except BaseException:
             with contextlib.suppress(BaseException):
                 os.write(log, traceback.format_exc().encode())  # the server's log
@@ -163,57 +149,63 @@ def start(
 
 
 def _serve(
-    jobs: int,
     ready: int,
     reports: int,
-    prepare_child: Callable[[str, str, str, list[str], Perturbation, int], Iterator[None]],
+    prepare_child: Callable[[str], Iterator[None]],
     start_child: Callable[[list[Iterator[None]]], NoReturn],
 ) -> NoReturn:
-    """The zygote's loop: everything it writes between two forks is in these lines."""
-    reader = protocol.JobReader(jobs)
+    """The zygote's loop: everything it writes between two forks is in these lines, the same
+    few objects in every round (no job data: the child reads its job)."""
     write, fork, wait4, waitid = os.write, os.fork, os.wait4, os.waitid
     perf, exit_now = time.perf_counter, os._exit
     pack_forked, pack_exited = _FORKED.pack, _EXITED.pack
     exited_flags = os.WEXITED | os.WNOWAIT
-    previous = 0
+    # Every round makes and frees the same objects at the same points, so that each child
+    # starts from the same state: where a program's objects lie, or how deep it may recurse,
+    # would otherwise tell its first run from its reruns. The first rounds are rehearsals (a
+    # child that exits at once, nothing reported): a first round finds the allocator's free
+    # lists as no later round does, and the interpreter specialises this loop's code over its
+    # first rounds (the depth a child's program could recurse to moved by one, measured).
+    previous, reap, rehearsals = int("4194304"), False, REHEARSALS
     while True:
-        go = _read_exactly(ready, 1 + NONCE_CHARS)  # the server has cleaned up after the last
+        rehearsal = rehearsals > 0
+        # the server cleans up after the last child before it sends the next nonce
+        go = READY + b"0" * NONCE_CHARS if rehearsal else _read_exactly(ready, 1 + NONCE_CHARS)
         if len(go) != 1 + NONCE_CHARS or go[:1] != READY:
             exit_now(0)
         nonce = go[1:].decode("ascii")
         del go
-        if previous:
+        if reap:
             wait4(previous, 0)  # a zombie since its EXITED report: returns at once
-            previous = 0
-        try:
-            fields = reader.read()
-        except protocol.FrameTooLarge:  # never sent by the grader: the stream is broken
-            exit_now(0)
-        except protocol.ProtocolError:
-            write(reports, BAD_JOB)  # read whole: the next job is read from its start
-            continue
-        if fields is None:  # the grader closed the pipe
-            exit_now(0)
-        code, entry, inputs, perturbation, n_inputs = fields
+        del previous
         # The child's run travels in a list that the child empties: this frame stays on the
         # child's stack, below the untrusted code, so it keeps neither the run nor the nonce.
-        box = [prepare_child(nonce, code, entry, inputs, perturbation, n_inputs)]
-        del fields, nonce, code, entry, inputs, perturbation
+        box = [prepare_child(nonce)]
+        del nonce
         t0 = perf()
         pid = fork()
         if pid == 0:
+            if rehearsal:
+                exit_now(0)
             start_child(box)
-        write(reports, FORKED + pack_forked(pid, n_inputs, t0))
+        report = FORKED + pack_forked(pid, t0)
+        if not rehearsal:
+            write(reports, report)
         info = waitid(os.P_PID, pid, exited_flags)
-        write(reports, EXITED + pack_exited(info.si_code, info.si_status))
+        report = EXITED + pack_exited(info.si_code, info.si_status)
+        if not rehearsal:
+            write(reports, report)
         box.clear()  # freed only now: while the child lived, each page written was a copy
-        previous = pid
+        del box, info, t0, report
+        previous, reap, rehearsals = pid, True, max(rehearsals - 1, 0)
+        del pid
 
 
 def _start_child(box: list[Iterator[None]], first_private: int) -> NoReturn:
     """The first steps of a child: nothing of the zygote's left open, then `child.run`."""
     try:
-        # the job pipe, and the zygote's own: reports could be forged
+        # the zygote's own: reports could be forged (the job pipe is shared: the child reads
+        # its job, then closes it)
         os.closerange(first_private, 1 << 16)
         child.run(box)
     finally:
