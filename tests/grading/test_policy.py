@@ -457,3 +457,33 @@ def test_the_system_clock_read_in_c_is_refused(code):
 
 def test_the_dates_that_read_the_virtual_clock_pass():
     assert rule_of("import datetime\nx = datetime.date.today()") is None
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "def helper():\n    raise",
+        "raise",
+        # a def inside a handler runs later, wherever it is called from
+        "try:\n    pass\nexcept ValueError:\n    def later():\n        raise",
+        "try:\n    pass\nexcept ValueError:\n    f = lambda: (yield)\nraise",
+        "def gen():\n    try:\n        yield 1\n    finally:\n        raise",
+    ],
+)
+def test_a_bare_raise_outside_an_except_block_is_refused(code):
+    """It re-raises whatever exception is being handled: from a finalizer that a collection ran
+    while the library handled one of NumPy's, that was NumPy's raw exception (a red team's)."""
+    assert rule_of(code) == "bare-raise"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "try:\n    pass\nexcept ValueError:\n    raise",
+        "def f():\n    try:\n        pass\n    except (KeyError, IndexError):\n        if True:\n            raise",
+        "try:\n    pass\nexcept ValueError:\n    try:\n        pass\n    finally:\n        raise",
+        "x = 1\nraise ValueError('no')",
+    ],
+)
+def test_a_bare_raise_in_the_programs_own_except_block_passes(code):
+    assert rule_of(code) is None

@@ -466,6 +466,9 @@ class _PolicyVisitor(ast.NodeVisitor):
         self.imports: list[ast.Import | ast.ImportFrom] = []
         self.function_calls: list[ast.Call] = []
         self.function_depth = 0
+        # how many `except` handlers enclose the code being walked, per scope (a def, lambda or
+        # class body starts a scope of its own: its code does not run inside the handler)
+        self.handlers: list[int] = [0]
         self.in_string_annotation = False  # code parsed from a string is not the response's
 
     # `ast.NodeVisitor` builds the method name and looks it up for every node; a table per node
@@ -751,8 +754,10 @@ class _PolicyVisitor(ast.NodeVisitor):
                 )
                 defined.update(t.id for t in targets if isinstance(t, ast.Name))
         self.class_scope.append(defined)
+        self.handlers.append(0)
         for statement in node.body:
             self.visit(statement)
+        self.handlers.pop()
         self.class_scope.pop()
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> None:
@@ -764,7 +769,9 @@ class _PolicyVisitor(ast.NodeVisitor):
             self.check_string_annotations(returns)
         self.class_scope.append(set())
         self.function_depth += 1
+        self.handlers.append(0)
         self.generic_visit(node)
+        self.handlers.pop()
         self.function_depth -= 1
         self.class_scope.pop()
 
@@ -1087,6 +1094,17 @@ class _PolicyVisitor(ast.NodeVisitor):
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
         if node.name:
             self.bind(node.name, "other", node)
+        self.handlers[-1] += 1
+        self.generic_visit(node)
+        self.handlers[-1] -= 1
+
+    def visit_Raise(self, node: ast.Raise) -> None:
+        # A bare `raise` re-raises the exception being handled, whoever handles it: run from a
+        # finalizer while the library handled one of NumPy's (a collection closing the
+        # program's generator), it handed NumPy's raw exception to the program (a red team's).
+        # Inside the program's own `except` it re-raises the program's own.
+        if node.exc is None and not self.handlers[-1]:
+            self.refuse("bare-raise", node, "a bare raise outside an except block")
         self.generic_visit(node)
 
     # -- annotations -------------------------------------------------------------------------

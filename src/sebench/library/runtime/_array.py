@@ -699,7 +699,11 @@ def build(np, package, call, official_failure, official_trial_wanted):
             try:
                 return impl(*args, **kwargs)
             except caught as error:
-                failure = sanitize(error)
+                raw = error
+            # sanitized after the handler: code run meanwhile (a finalizer) finds no raw
+            # exception being handled
+            failure = sanitize(raw)
+            del raw
             raise failure
 
         shell.__qualname__ = impl.__qualname__
@@ -874,7 +878,9 @@ def build(np, package, call, official_failure, official_trial_wanted):
             try:
                 return invoke(sealed, args, kwargs)
             except caught as error:
-                failure = sanitize(error)
+                raw = error
+            failure = sanitize(raw)  # after the handler, as in `shell`
+            del raw
             raise failure
 
         visible = _isolated(function, name)
