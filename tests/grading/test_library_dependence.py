@@ -19,7 +19,7 @@ from sebench.data.schema import Task
 from sebench.data.translate import to_library
 from sebench.grading.compare import outputs_match
 from sebench.grading.grader import Grader
-from sebench.grading.sandbox import ExecStatus, Job, SandboxConfig
+from sebench.grading.sandbox import ExecStatus, Job, SandboxConfig, detect_layers
 from sebench.grading.sandbox.perturbation import Perturbation
 from sebench.grading.verdicts import Verdict, VerdictKind
 from sebench.library.library import Library
@@ -412,6 +412,8 @@ def test_no_program_that_changes_its_rerun_without_the_library_is_graded_correct
 ):
     m, n = seeded_library.table.numpy_to_library(), names_of(seeded_library)
     forms = rerun_changers(m, n.constructor)
+    if not detect_layers()["fixed_layout"]:  # addresses differ between servers there (doctor)
+        del forms["address coin"]
     coin = "    if COIN:\n        return None\n"
     named = {
         fenced(cheat(task, n, before, inside + (coin if "COIN" in before else ""))): (name, task)
