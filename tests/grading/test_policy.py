@@ -487,3 +487,16 @@ def test_a_bare_raise_outside_an_except_block_is_refused(code):
 )
 def test_a_bare_raise_in_the_programs_own_except_block_passes(code):
     assert rule_of(code) is None
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import time\nx = time.pthread_getcpuclockid(140737344072560)",
+        "from time import clock_getres",
+        "import time\nt = time\nx = t.clock_settime(0, 1.0)",
+    ],
+)
+def test_time_functions_that_take_a_clock_id_are_refused(code):
+    """glibc reads a thread clock's id as a pointer: an arbitrary read of the child's memory."""
+    assert rule_of(code) == "capability-attribute"

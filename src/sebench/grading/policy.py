@@ -97,7 +97,10 @@ CAPABILITY_ATTRIBUTES = _words(
     # the system clock, read in C (`datetime.datetime.now`, `utcnow`): a coin a program can
     # toss once per run to answer its perturbed reruns differently; the `time` module's clock
     # is a virtual one in the sandbox (sandbox/determinism.py), this one cannot be
-    "now utcnow"
+    "now utcnow "
+    # `time` functions taking a clock id, which glibc reads as a pointer for a thread's clock
+    # (an arbitrary read of the child's memory) or which tell whether a pid exists
+    "pthread_getcpuclockid clock_getres clock_settime clock_settime_ns"
 )
 
 # Builtins that hand out namespaces, run strings as code or read files.

@@ -80,3 +80,15 @@ def test_the_virtual_clock_starts_in_2026_and_moves_a_millisecond_per_reading(po
     )
     execution = pool.run(Job(code, "solve", ("",)))
     assert execution.cases[0].printed == "(True, 0.001, (2026, 1, 1))", execution
+
+
+def test_no_time_function_takes_a_clock_id_in_a_child(pool):
+    """`pthread_getcpuclockid` has glibc read memory at its argument: a red team read its own
+    job's mode out of the child's heap, and the pid through a lock's thread handle;
+    `clock_getres` tells whether a pid exists. Gone in a child (and refused by the policy)."""
+    code = (
+        "import time\n\ndef solve():\n    return [n for n in ('pthread_getcpuclockid', "
+        "'clock_getres', 'clock_settime', 'clock_settime_ns') if hasattr(time, n)]\n"
+    )
+    execution = pool.run(Job(code, "solve", ("",)))
+    assert execution.cases[0].printed == "[]", execution

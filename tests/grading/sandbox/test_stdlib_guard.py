@@ -186,6 +186,60 @@ def run(pool, code: str) -> str | None:
             """,
         ),
         (
+            "a generic alias's class dict copied by wraps",
+            """
+            import functools
+            def f():
+                pass
+            def solve(x):
+                functools.wraps(dict[int])(f)
+                return "copied"
+            """,
+        ),
+        (
+            "a class's annotations rewritten by wraps",
+            """
+            import functools
+            def f():
+                pass
+            class Box:
+                pass
+            def solve(x):
+                functools.wraps(f)(Box)
+                return "rewritten"
+            """,
+        ),
+        (
+            "a dataclass field with a special name from data",
+            """
+            import dataclasses, typing
+            T = typing.TypedDict("T", {"__deep" + "copy__": object})
+            def solve(x):
+                class Box:
+                    pass
+                Box.__annotations__ = T.__annotations__
+                dataclasses.dataclass(Box)
+                return "special field"
+            """,
+        ),
+        (
+            "an attribute name swapped in a reduce tuple by a hook holding the memo",
+            """
+            import copy, operator
+            class Hook:
+                def __init__(self):
+                    self.deep = None
+            def grab(memo):
+                memo[id("real")] = "imag"
+                return 0
+            def solve(x):
+                hook = Hook()
+                hook.__dict__["__deepcopy__"] = grab
+                getter = copy.deepcopy([hook, operator.attrgetter("real")])[1]
+                return "swapped" if getter(1j) == 1 else "kept"
+            """,
+        ),
+        (
             "a memo handed in by the program while a deep copy runs",
             """
             import copy, operator

@@ -17,6 +17,7 @@ and raw memory are refused, so neither the stack nor the heap can be searched fo
 from __future__ import annotations
 
 import builtins
+import contextlib
 import os
 import random
 import struct
@@ -173,6 +174,10 @@ def _messages(
     except BaseException as exc:  # never run untrusted code with fewer layers than reported
         failure = f"{type(exc).__name__}: {exc}"
     if failure is not None:
+        # its job read all the same: left in the pipe, the next child would run it and answer
+        # the next request with it (the failure below is what is reported)
+        with contextlib.suppress(BaseException):
+            protocol.JobReader(job_fd).read()
         try:
             yield {"kind": "isolation_failed", "error": failure}
         finally:

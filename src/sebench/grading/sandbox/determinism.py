@@ -97,9 +97,20 @@ def _urandom(size: int) -> bytes:
     return _entropy.randbytes(size)
 
 
+# `time` functions that take a clock id, which is a pointer for a thread's clock: glibc reads
+# memory at `pthread_getcpuclockid`'s argument (a red team read its own job's mode out of the
+# child's heap through it, and the pid through a lock's thread handle), `clock_getres` says
+# whether a process exists (a clock id encodes a pid), `clock_settime` is no program's business.
+# Gone from the module in a child; the policy refuses the names too.
+CLOCK_ID_FUNCTIONS = ("pthread_getcpuclockid", "clock_getres", "clock_settime", "clock_settime_ns")
+
+
 def apply() -> None:
     """Fix this process's clock and entropy (a child's, before the program exists)."""
     for name, function in CLOCK.items():
         setattr(time, name, function)
+    for name in CLOCK_ID_FUNCTIONS:
+        if hasattr(time, name):
+            delattr(time, name)
     _random.Random.seed = _seed
     random._urandom = _urandom  # what SystemRandom's methods read

@@ -174,10 +174,19 @@ def perturber(np: Any) -> Perturber:
             }
         except Exception:  # an exception must never reach the program: keep the value
             return result, False
+        # Handed on: a new copy of this run's variant, made after all of them, which are then
+        # freed in one order whatever the mode, so that the heap ends the call alike in every
+        # run (a red team read the run from the addresses of objects it made after a call:
+        # which variant outlived the call decided which blocks were free).
+        try:
+            chosen = fresh(changed[mode])
+        except Exception:  # memory: this run's variant itself (its value is what counts)
+            chosen = changed[mode]
         computed = not nothing and any(value is not copy for value in changed.values())
+        del changed, copy
         if not computed:
             return result, False
-        return changed[mode], True
+        return chosen, True
 
     def fresh(value):
         """A new object holding `value`: arrays copied (writeable, C order, sharing no memory),
@@ -206,16 +215,19 @@ def perturber(np: Any) -> Perturber:
                 for a, before in written
                 if not same(a, a.shape, before)
             ]
+            # every mode writes (the unperturbed ones what is there already): the same work,
+            # and the same objects made and freed, in every run
             nudged = {
+                Perturbation.NONE: [a[mask] for a, mask in changed],
                 Perturbation.VALUES: [values(a, False)[mask] for a, mask in changed],
                 Perturbation.FLIPPED: [values(a, True)[mask] for a, mask in changed],
+                Perturbation.ROWS: [a[mask] for a, mask in changed],
             }
         except Exception:
             return result, False
-        if mode in nudged:
-            for (array, mask), value in zip(changed, nudged[mode], strict=True):
-                with contextlib.suppress(Exception):  # read-only: left as it is
-                    array[mask] = value
+        for (array, mask), value in zip(changed, nudged[mode], strict=True):
+            with contextlib.suppress(Exception):  # read-only: left as it is
+                array[mask] = value
         return result, bool(changed)
 
     def where_changed(array, before):

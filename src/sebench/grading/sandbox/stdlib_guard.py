@@ -42,6 +42,21 @@ from typing import Any
 _NOT_WRAPPABLE = (types.ModuleType, type)
 
 
+def _namespace(value: Any) -> bool:
+    """`value` is, or hands on the attributes of, a module or a class: its `__dict__` is their
+    globals or namespace (a class's is a read-only proxy)."""
+    if isinstance(value, _NOT_WRAPPABLE):
+        return True
+    try:
+        held = getattr(value, "__dict__", None)
+    except Exception:
+        return True
+    return type(held) is types.MappingProxyType
+
+
+_ATOMIC = frozenset({str, bytes, int, float, complex, bool, type(None)})
+
+
 class _Field(dataclasses.Field):
     """A field whose name is set once (by `dataclass`, when it processes the class)."""
 
@@ -119,13 +134,16 @@ def _check_dataclass(cls: Any, field_types: tuple, kinds: tuple) -> None:
         for field in fields.values():
             if type(field) not in field_types or not any(field._field_type is k for k in kinds):
                 raise TypeError(f"{base.__name__} holds something else than a dataclass field")
-            if type(field.name) is not str or not field.name.isidentifier():
+            if not _plain_name(field.name):
                 raise TypeError(f"a dataclass field cannot be named {field.name!r}")
     annotations = cls.__dict__.get("__annotations__", {})
     if type(annotations) is not dict:
         raise TypeError("a dataclass's annotations must be a dict")
+    # no special name either: a field named `__deepcopy__` put the program's function in each
+    # instance's dict, where `deepcopy` looks for its hook (a red team's, from a TypedDict's
+    # annotations copied onto a class by `wraps`)
     for name in annotations:
-        if type(name) is not str or not name.isidentifier():
+        if not _plain_name(name):
             raise TypeError(f"a dataclass field cannot be named {name!r}")
 
 
@@ -135,8 +153,13 @@ def install() -> None:
     assignments, updates = functools.WRAPPER_ASSIGNMENTS, functools.WRAPPER_UPDATES
 
     def guarded_update_wrapper(wrapper: Any, wrapped: Any, *args: Any, **kwargs: Any) -> Any:
-        if isinstance(wrapped, _NOT_WRAPPABLE):
+        # By what it would read and write, not by type: `dict[int]` (a generic alias) is no
+        # class but hands on its class's `__dict__` (a red team's), and a class as the wrapper
+        # had its `__annotations__` rewritten. NumPy's own functions and `vectorize` pass.
+        if _namespace(wrapped):
             raise TypeError(f"update_wrapper does not wrap a {type(wrapped).__name__}")
+        if _namespace(wrapper):
+            raise TypeError(f"update_wrapper does not update a {type(wrapper).__name__}")
         if isinstance(wrapper, types.ModuleType):  # it would update the module's globals
             raise TypeError("update_wrapper does not write into a module")
         # only the attributes it copies by default (or some of them): names given as data
@@ -167,6 +190,14 @@ def install() -> None:
         _check_state(state)
 
         def rebuild(*values: Any) -> Any:
+            # A deep copy keeps text and numbers as they are: one that came back as another
+            # object was swapped through the memo (an attribute name in an `attrgetter`'s
+            # reduce tuple, by a hook that got the memo: a red team's).
+            if len(values) != len(args) or any(
+                type(old) in _ATOMIC and new is not old
+                for old, new in zip(args, values, strict=False)
+            ):
+                raise TypeError("copy does not rebuild from arguments other than its own")
             # a copy is a new object: a module's or a class's attributes are its globals and
             # namespace, which a reduce state could otherwise rewrite (`dataclasses._FIELDS`)
             made = func(*values)
