@@ -2,16 +2,16 @@
 
 A fresh interpreter (never forked from the grader, which holds the expected outputs) imports
 NumPy, the library and the stdlib modules solutions commonly use, sets up the isolation layers
-and forks its zygote (zygote.py), which reads the jobs and forks a child for each (1-5 ms,
-instead of ~120 ms for a fresh interpreter importing NumPy). The server never forks again: it
+and forks its zygote (zygote.py), which forks a child for each job (1-5 ms, instead of ~120 ms
+for a fresh interpreter importing NumPy); the child reads its job itself. The server never forks again: it
 follows each child's frames, enforces the wall-clock deadline and the output cap, and answers
 with one frame; then, before the next child may start, it makes sure the child is gone and
 empties the scratch dir (`finish`).
 
 Protocol on stdin/stdout (length-prefixed JSON, see protocol.py): first the grader sends
 `{"config", "library": {"root", "package", "submodule"}}`, the server answers `hello`
-with its layers; then each job `{"code", "entry_point", "inputs"}` (read by the zygote from the
-same stdin) gets one execution frame.
+with its layers; then each job (a job frame, protocol.py: read by its child from the same
+stdin) gets one execution frame.
 """
 
 from __future__ import annotations
