@@ -238,9 +238,7 @@ class Grader:
         if too_large is None:
             # the official rules read another block (the last one opened by ```python): the
             # same cap, before it is parsed (a red team's 1 MiB block behind a small honest one)
-            official_code = extract_code_official(response or "")
-            if official_code is not None and len(official_code) > self.max_code_chars:
-                too_large = _too_large("code block", len(official_code), self.max_code_chars)
+            too_large = self._code_too_large(extract_code_official(response or ""))
         if too_large is not None:  # the official stage would parse it: it is not reached
             return _Plan(self.rules, strict or Prepared(too_large), OfficialPrepared(too_large))
         try:
@@ -256,9 +254,13 @@ class Grader:
         if len(response) > self.max_response_chars:
             return _too_large("response", len(response), self.max_response_chars), None
         code = extract_code(response)
+        too_large = self._code_too_large(code)
+        return too_large, None if too_large is not None else code
+
+    def _code_too_large(self, code: str | None) -> Verdict | None:
         if code is not None and len(code) > self.max_code_chars:
-            return _too_large("code block", len(code), self.max_code_chars), None
-        return None, code
+            return _too_large("code block", len(code), self.max_code_chars)
+        return None
 
     def _prepare_safely(
         self, task: Task, response: str | None, *, numpy_form: bool = False

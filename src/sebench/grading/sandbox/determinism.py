@@ -13,8 +13,9 @@ the library, and each rerun is a new toss: a red team's plain-Python answer that
   (2026-01-01 00:00 UTC for the wall clock, 0 for the others), moving 1 ms per reading, so code
   that measures elapsed time still sees time pass. `datetime.date.today()` and
   `datetime.datetime.today()` read it through `time.time`; `datetime.datetime.now()` and
-  `utcnow()` read the system clock in C and are refused by the policy (`CLOCK_ATTRIBUTES`), and
-  the library refuses NumPy's `"now"` and `"today"`.
+  `utcnow()` read the system clock in C and are refused by the policy (among its
+  `CAPABILITY_ATTRIBUTES`), and the library refuses NumPy's `"now"` and `"today"`. The functions
+  that take a clock id are gone (`CLOCK_ID_FUNCTIONS`).
 - entropy: a seed of None (`random.seed()`, `random.Random()`, the C base's `seed`, which
   `super()` reaches) is seed 0, and `random.SystemRandom` draws from a seeded generator, not the
   OS. (`random` itself is reseeded in every child, and `hash` has one seed: child.py,

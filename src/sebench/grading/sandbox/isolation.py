@@ -187,10 +187,11 @@ def exec_with_fixed_layout() -> None:
     (`id(object())`, an object's default `repr` or `hash`, the order of a set of objects): each
     server had its own random layout, and an answer right on one server in seven was `correct`
     now and then. With the layout fixed, every server starts alike, and so does every child of
-    a job (its inputs all travel, the zygote's heap ends each job as it began: measured). The
-    price: a native memory bug in NumPy would find fixed addresses; the containment layers do
-    not rest on them. Where `personality` is refused (some container runtimes), the server goes
-    on with a random layout and `fixed_layout` is off in `sebench doctor`."""
+    a job (it reads its job itself, after the fork, and the zygote's rounds are alike:
+    zygote.py). The price: a native memory bug in NumPy would find fixed addresses; the
+    containment layers do not rest on them. Where `personality` is refused (some container
+    runtimes), the server goes on with a random layout and `fixed_layout` is off in `sebench
+    doctor`."""
     if sys.argv[-1:] == [FIXED_LAYOUT_FLAG]:
         return
     current = _libc.personality(ctypes.c_ulong(_PERSONALITY_QUERY))

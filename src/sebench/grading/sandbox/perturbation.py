@@ -217,11 +217,12 @@ def perturber(np: Any) -> Perturber:
             ]
             # every mode writes (the unperturbed ones what is there already): the same work,
             # and the same objects made and freed, in every run
+            kept = [a[mask] for a, mask in changed]
             nudged = {
-                Perturbation.NONE: [a[mask] for a, mask in changed],
+                Perturbation.NONE: kept,
                 Perturbation.VALUES: [values(a, False)[mask] for a, mask in changed],
                 Perturbation.FLIPPED: [values(a, True)[mask] for a, mask in changed],
-                Perturbation.ROWS: [a[mask] for a, mask in changed],
+                Perturbation.ROWS: kept,
             }
         except Exception:
             return result, False
@@ -240,7 +241,7 @@ def perturber(np: Any) -> Perturber:
     def written(args: tuple, kwargs: dict, where: tuple[int, str, int]) -> tuple:
         position, keyword, count = where
         given = kwargs.get(keyword)
-        if given is None and position >= 0:
+        if given is None:
             # every output's buffer: `modf(x, o1, o2)` writes both (a red team read the second,
             # left raw, against a plain `modf(x)`'s nudged one)
             given = tuple(args[position : position + count])  # the arguments may be a list
@@ -264,8 +265,9 @@ IN_PLACE = {
 
 def out_positions(np: Any, targets: Iterable[Any]) -> dict[int, tuple[int, str, int]]:
     """For each target that can write its result into an argument, by id: where those arguments
-    stand (the first one's position, the keyword, how many: a ufunc's `nout`). In a `rows` run their results keep their length: the
-    same call with `out=` cannot grow, and the two must not tell the runs apart."""
+    stand (the first one's position, the keyword, how many: a ufunc's `nout`). In a `rows` run
+    their results keep their length: the same call with `out=` cannot grow, and the two must not
+    tell the runs apart."""
     targets = list(targets)
     present = {id(t) for t in targets}
     found: dict[int, tuple[int, str, int]] = {}

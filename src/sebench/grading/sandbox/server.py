@@ -3,9 +3,9 @@
 A fresh interpreter (never forked from the grader, which holds the expected outputs) imports
 NumPy, the library and the stdlib modules solutions commonly use, sets up the isolation layers
 and forks its zygote (zygote.py), which forks a child for each job (1-5 ms, instead of ~120 ms
-for a fresh interpreter importing NumPy); the child reads its job itself. The server never forks again: it
-follows each child's frames, enforces the wall-clock deadline and the output cap, and answers
-with one frame; then, before the next child may start, it makes sure the child is gone and
+for a fresh interpreter importing NumPy); the child reads its job itself. The server never forks
+again: it follows each child's frames, enforces the wall-clock deadline and the output cap, and
+answers with one frame; then, before the next child may start, it makes sure the child is gone and
 empties the scratch dir (`finish`).
 
 Protocol on stdin/stdout (length-prefixed JSON, see protocol.py): first the grader sends
@@ -348,9 +348,9 @@ class Server:
 
         start = state["start"]
         if start is None and not timed_out and not state["violation"]:
-            no_job = self._no_job()
-            if no_job is not None:
-                return no_job if no_job else None
+            without_job, reply = self._no_job()
+            if without_job:
+                return reply
         # fork and isolation happen before the job arrives (while the grader works); `total` is
         # from the child having its job to its end
         timings = {"reaped_before": self.reap_seconds}
@@ -374,22 +374,20 @@ class Server:
             "timings": timings,
         }
 
-    def _no_job(self) -> dict | None:
-        """How a child that ended before its start frame ended, when it found no job to run:
-        {} at the end of the job stream, an INFRA_ERROR reply for a malformed job; None when it
-        did not end that way. A stream that cannot be followed any further ends the server."""
-        if self._exit is None:
-            return None
-        how, code = self._exit
+    def _no_job(self) -> tuple[bool, dict | None]:
+        """Whether a child that ended before its start frame found no job to run, and the reply
+        then: None at the end of the job stream, INFRA_ERROR for a malformed job. A stream that
+        cannot be followed any further ends the server."""
+        how, code = self._exit if self._exit is not None else (None, None)
         if how != os.CLD_EXITED:
-            return None
+            return False, None
         if code == child.EXIT_NO_JOB:
-            return {}
+            return True, None
         if code == child.EXIT_BAD_JOB:
-            return _infra_error("server error: malformed job")
+            return True, _infra_error("server error: malformed job")
         if code == child.EXIT_STREAM_BROKEN:
             raise zygote.ZygoteLost("a job over the size cap: the job stream is broken")
-        return None
+        return False, None
 
     def _accept(self, frame: dict, nonce: str, cases: list[dict], state: dict) -> bool:
         """Check one frame's place in the sequence; False (and a violation) when out of order."""

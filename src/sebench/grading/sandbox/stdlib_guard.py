@@ -24,7 +24,7 @@ execs): so the names are checked where they are used, whatever object carries th
   included);
 - `dataclass` pastes field names into source: every field it reads, its bases' included, is a
   real field of the module's kinds with an identifier for a name, and every annotation's name
-  is an identifier.
+  is an identifier; neither is a special name (`__deepcopy__` put a hook in each instance).
 """
 
 from __future__ import annotations
@@ -158,10 +158,8 @@ def install() -> None:
         # had its `__annotations__` rewritten. NumPy's own functions and `vectorize` pass.
         if _namespace(wrapped):
             raise TypeError(f"update_wrapper does not wrap a {type(wrapped).__name__}")
-        if _namespace(wrapper):
+        if _namespace(wrapper):  # a module's: it would update the module's globals
             raise TypeError(f"update_wrapper does not update a {type(wrapper).__name__}")
-        if isinstance(wrapper, types.ModuleType):  # it would update the module's globals
-            raise TypeError("update_wrapper does not write into a module")
         # only the attributes it copies by default (or some of them): names given as data
         # (`wraps(f, (), ("__globals__",))`) would be a getattr by a computed name
         named = dict(zip(("assigned", "updated"), args, strict=False)) | kwargs

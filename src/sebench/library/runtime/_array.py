@@ -455,8 +455,7 @@ def build(np, package, call, official_failure, official_trial_wanted):
         if kind is ZWCArray:
             return _get(other)
         if id(kind) in _SCALAR_IDS:
-            if (kind is str or kind is bytes) and _clock_word(other):
-                raise refused(CLOCK_REFUSAL)
+            _refuse_clock_words((other,))
             return other
         if kind is list or kind is tuple or issubclass(kind, generic):
             try:
@@ -475,8 +474,7 @@ def build(np, package, call, official_failure, official_trial_wanted):
         """
         kind = type(value)
         if id(kind) in _SCALAR_IDS:
-            if (kind is str or kind is bytes) and _clock_word(value):
-                raise refused(CLOCK_REFUSAL)
+            _refuse_clock_words((value,))
             return value
         if kind is ZWCArray:
             return value if as_official and depth else _get(value)
@@ -486,15 +484,13 @@ def build(np, package, call, official_failure, official_trial_wanted):
             # copy first: another thread cannot change what was checked
             items = list(value)
             if set(map(id, map(type, items))) <= _SCALAR_IDS:
-                if _clock_words_in(items):
-                    raise refused(CLOCK_REFUSAL)
+                _refuse_clock_words(items)
                 return items
             depth += 1
             return [inbound(item, depth, as_official) for item in items]
         if kind is tuple:
             if set(map(id, map(type, value))) <= _SCALAR_IDS:
-                if _clock_words_in(value):
-                    raise refused(CLOCK_REFUSAL)
+                _refuse_clock_words(value)
                 return value  # immutable, and its items are
             depth += 1
             return tuple([inbound(item, depth, as_official) for item in value])
@@ -594,6 +590,10 @@ def build(np, package, call, official_failure, official_trial_wanted):
         if data.dtype.names:  # records: each field, nested ones too
             return any(_holds_clock_word(data[name]) for name in data.dtype.names)
         return data.dtype.kind in "USO" and _clock_words_in(data.ravel().tolist())
+
+    def _refuse_clock_words(items):
+        if _clock_words_in(items):
+            raise refused(CLOCK_REFUSAL)
 
     def _checked(data):
         # text NumPy computed (`add` of "n" and "ow") is checked on its way out, so that no
