@@ -294,6 +294,41 @@ def test_a_result_is_the_same_kind_of_object_in_every_run(seeded_grader, seeded_
     assert len(set(printed.values())) == 1, printed
 
 
+# What every result is, without its values: the type, and for arrays the dtype, the number of
+# dimensions and every dimension but the first (which a rows run may grow), inside containers
+# too, for probes that give 0-d results (a nested 1x1 list, a number), integers, booleans and
+# complex numbers.
+WHAT_RESULTS_LOOK_LIKE = """
+def describe(r, depth=0):
+    if isinstance(r, (list, tuple)) and depth < 3:
+        return (type(r).__name__, [describe(item, depth + 1) for item in r[:4]])
+    try:
+        return (type(r).__name__, r.ndim, str(r.dtype), tuple(r.shape)[1:])
+    except Exception:
+        return (type(r).__name__,)
+
+def solve(x):
+    seen = []
+    probes = ([[2.0]], 2.5, [[3]], [True, False], [1 + 2j], [[1.0, 2.0], [3.0, 4.5]])
+    for name, function in functions():
+        for probe in probes:
+            try:
+                seen.append((name, describe(function({constructor}(probe)))))
+            except Exception:
+                pass
+    return seen
+"""
+
+
+def test_a_result_looks_the_same_in_every_run_whatever_its_values(seeded_grader, seeded_library):
+    """Type, dtype and dimensions never differ between the first run and the reruns: a red
+    team counted the 0-d numeric results of every function (a nudged 0-d array had become a
+    NumPy scalar, handed out as a Python number) and was `correct` knowing no function."""
+    printed = _printed_in_every_run(seeded_grader, seeded_library, WHAT_RESULTS_LOOK_LIKE)
+    assert printed[Perturbation.NONE].count(", 0, '") > 10, printed  # 0-d arrays among them
+    assert len(set(printed.values())) == 1, printed
+
+
 # A call that writes into an array it was given, but not everywhere: `where=` leaves some
 # elements of an `out=` buffer alone, `put` writes at the indices it is given.
 UNWRITTEN_ELEMENTS = """

@@ -3,6 +3,7 @@ the harness's sender on the stack, NumPy imported at run time. Each through a re
 
 from __future__ import annotations
 
+import signal
 import struct
 import subprocess
 import textwrap
@@ -41,6 +42,30 @@ def test_child_holds_only_stdio_and_the_result_pipe(pool):
     found = eval(execution.cases[0].printed)
     assert found[:3] == [(0, "chr"), (1, "chr"), (2, "chr")]
     assert [kind for _, kind in found[3:]] == ["fifo"], found  # the result pipe, nothing else
+
+
+def test_the_streams_a_program_gets_from_sys_hold_no_descriptor(pool):
+    """`sys.stdout` and the others lead to no file object, whose type opens any descriptor by
+    number (a red team closed the result pipe that way); writing to them still works."""
+    execution = run(
+        pool,
+        """
+        import sys
+        def solve(x):
+            found = []
+            for stream in (sys.stdin, sys.stdout, sys.stderr):
+                try:
+                    found.append(stream.fileno())
+                except Exception as exc:
+                    found.append(type(exc).__name__)
+                found.append(hasattr(stream, "buffer"))
+            sys.stdout.write("written")
+            sys.stderr.write("written")
+            return found
+    """,
+    )
+    assert execution.status is ExecStatus.OK, execution
+    assert eval(execution.cases[0].printed) == ["UnsupportedOperation", False] * 3
 
 
 def test_landlock_system_calls_are_refused(pool_below_introspection):
@@ -214,3 +239,12 @@ def test_a_job_the_server_cannot_handle_is_infra_error_and_the_server_goes_on(st
         process.stdin.close()
         process.wait(30)
         process.stdout.close()
+
+
+def test_a_child_killed_by_a_signal_without_a_name_is_reported_by_its_number():
+    """Real-time signals have no member in `signal.Signals`: asking for one raised in the
+    server, which ended the job as `infra_error` instead of a crash."""
+    from sebench.grading.sandbox.server import signal_name
+
+    assert signal_name(signal.SIGSEGV) == "SIGSEGV"
+    assert signal_name(signal.SIGRTMIN + 1) == f"signal {int(signal.SIGRTMIN) + 1}"

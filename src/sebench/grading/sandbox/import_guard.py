@@ -31,6 +31,7 @@ from __future__ import annotations
 import builtins
 import importlib
 import importlib.util
+import io
 import sys
 from types import CodeType, ModuleType
 
@@ -109,6 +110,11 @@ def install(
     for attribute in SYS_ATTRIBUTES:
         if hasattr(sys, attribute):
             setattr(sys_stand_in, attribute, getattr(sys, attribute))
+    # Streams that hold no file descriptor (what a program writes there goes nowhere, as the
+    # real ones go to /dev/null): the real ones lead to a file object's type, which opens any
+    # descriptor by number (`type(sys.stdout.buffer.raw)(3)`: the result pipe, a red team's).
+    for attribute in ("stdin", "stdout", "stderr"):
+        setattr(sys_stand_in, attribute, io.StringIO())
 
     def within(name: object, packages: tuple[str, ...]) -> bool:
         return type_(name) is str_ and any(name == p or name.startswith(p + ".") for p in packages)

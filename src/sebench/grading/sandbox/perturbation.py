@@ -85,6 +85,17 @@ def perturber(np: Any) -> Perturber:
         return -value if flip else value
 
     def values(value, flip: bool):
+        changed = moved_values(value, flip)
+        if isinstance(value, ndarray) and type(changed) is not type(value):
+            # a 0-d array's arithmetic gives a NumPy scalar, which the membrane hands out as a
+            # Python number where the first run hands out a 0-d array (a red team counted the
+            # 0-d results of every function to tell the runs apart): back into one like it
+            like = value.copy()
+            like[...] = changed
+            return like
+        return changed
+
+    def moved_values(value, flip: bool):
         kind = value.dtype.kind
         if kind == "b":
             return logical_not(value)
@@ -93,6 +104,29 @@ def perturber(np: Any) -> Perturber:
         if kind in "iufc":
             return moved(value, kind in "iu", flip)
         return value  # objects, text, bytes, records
+
+    def alike(variant, copy, grown: bool) -> bool:
+        """`variant` is the same kind of object as `copy`: type, dtype, dimensions and, but
+        for the first dimension in a `rows` run, shape, also inside containers."""
+        if type(variant) is not type(copy):
+            return False
+        if isinstance(copy, ndarray):
+            if variant.dtype != copy.dtype or variant.ndim != copy.ndim:
+                return False
+            if grown:
+                return variant.shape[1:] == copy.shape[1:]
+            return variant.shape == copy.shape
+        if isinstance(copy, generic):
+            return variant.dtype == copy.dtype
+        if isinstance(copy, list | tuple):
+            return len(variant) == len(copy) and all(
+                alike(v, c, grown) for v, c in zip(variant, copy, strict=True)
+            )
+        if type(copy) is dict:
+            return variant.keys() == copy.keys() and all(
+                alike(variant[key], item, grown) for key, item in copy.items()
+            )
+        return True
 
     def nudge(value, flip: bool = False):
         kind = type(value)
@@ -173,6 +207,14 @@ def perturber(np: Any) -> Perturber:
                 Perturbation.ROWS: rows(copy) if grow else copy,
             }
         except Exception:  # an exception must never reach the program: keep the value
+            return result, False
+        # Only values, and in a rows run the first dimension, may tell the runs apart: a
+        # variant of another type, dtype or shape would tell them apart to a program that
+        # knows nothing of what the call computes. None is expected (see `values`); should
+        # one appear, the call counts as computing nothing, in every run alike.
+        if not all(
+            alike(value, copy, mode is Perturbation.ROWS) for mode, value in changed.items()
+        ):
             return result, False
         # Handed on: a new copy of this run's variant, made after all of them, which are then
         # freed in one order whatever the mode, so that the heap ends the call alike in every

@@ -479,7 +479,7 @@ class Server:
                 return ExecStatus.TIMEOUT, f"CPU time over {self.config.cpu_limit_s} s"
             if state["start"] is None and value == signal.SIGKILL:
                 return ExecStatus.CRASHED, "killed before the harness started"
-            return ExecStatus.CRASHED, f"killed by {signal.Signals(value).name}"
+            return ExecStatus.CRASHED, f"killed by {signal_name(value)}"
         code = value if how == os.CLD_EXITED else -1
         if state["start"] is None and code == child.EXIT_ISOLATION_FAILED:
             return ExecStatus.INFRA_ERROR, "the child failed before reporting"
@@ -544,6 +544,15 @@ def _valid_case(frame: dict) -> bool:
         and isinstance(frame.get("memory"), bool)
         and isinstance(frame.get("output_limit"), bool)
     )
+
+
+def signal_name(number: int) -> str:
+    """`SIGSEGV` and the like; a real-time signal, which has no name, by its number (the enum
+    raises ValueError for it, which ended the job as `infra_error`)."""
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
 def _kill_group(pid: int) -> None:
