@@ -68,6 +68,7 @@ _TOLIST_IDS = _SCALAR_IDS | frozenset(
 # toss once per run to answer the grader's perturbed reruns differently. No text that the
 # library takes in or hands out is one of them.
 _CLOCK_WORDS = frozenset({"now", "today", b"now", b"today"})
+_NUMERIC_KINDS = frozenset("biufcmM")  # kinds whose elements are no text
 CLOCK_REFUSAL = "the library does not read the clock: 'now' and 'today' are not accepted"
 _set_traceback = BaseException.with_traceback
 _set_cause = BaseException.__dict__["__cause__"].__set__
@@ -589,7 +590,9 @@ def build(np, package, call, official_failure, official_trial_wanted):
     def _holds_clock_word(data):
         if data.dtype.names:  # records: each field, nested ones too
             return any(_holds_clock_word(data[name]) for name in data.dtype.names)
-        return data.dtype.kind in "USO" and _clock_words_in(data.ravel().tolist())
+        # every kind but numbers, booleans and dates: not a list of the text kinds, which
+        # missed NumPy 2's string dtype ("T", a red team's way to "now")
+        return data.dtype.kind not in _NUMERIC_KINDS and _clock_words_in(data.ravel().tolist())
 
     def _refuse_clock_words(items):
         if _clock_words_in(items):
