@@ -240,6 +240,67 @@ def run(pool, code: str) -> str | None:
             """,
         ),
         (
+            "a bound method copied: its reduce reads the attribute named by the method",
+            """
+            import copy
+            def __getattribute__(cls):
+                return None
+            class C:
+                h = classmethod(__getattribute__)
+            def solve(x):
+                read = copy.copy(C.h)
+                return read("text", "upper")
+            """,
+        ),
+        (
+            "a function named by data through wraps",
+            """
+            import functools, typing
+            def solve(x):
+                def g():
+                    return None
+                functools.wraps(typing.TypeVar("_" * 2 + "getattribute" + "_" * 2))(g)
+                return g.__name__
+            """,
+        ),
+        (
+            "a shared typing alias updated by wraps",
+            """
+            import functools, typing
+            T = typing.TypeVar("T")
+            def solve(x):
+                functools.wraps(typing.Type[int])(typing.Generic[T])
+                return "updated"
+            """,
+        ),
+        (
+            "a function updated from an object of another kind",
+            """
+            import functools
+            class Named:
+                def __init__(self):
+                    self.__name__ = "anything"
+            def solve(x):
+                def g():
+                    return None
+                functools.update_wrapper(g, Named())
+                return g.__name__
+            """,
+        ),
+        (
+            "a cached callable named by data",
+            """
+            import functools
+            class Named:
+                def __init__(self):
+                    self.__name__ = "_" * 2 + "getattribute" + "_" * 2
+                def __call__(self):
+                    return 1
+            def solve(x):
+                return functools.lru_cache()(Named()).__name__
+            """,
+        ),
+        (
             "a memo handed in by the program while a deep copy runs",
             """
             import copy, operator
@@ -313,3 +374,27 @@ def test_the_honest_uses_of_enum_copy_and_inheritance_still_work(pool):
             return [Color.GREEN.value, Size.M.name, a._balance, a.items, p(5), Child(2, 3)]
     """
     assert run(pool, code) == "[2, 'M', 3, [1, 2], 5, Child(x=2, y=3)]"
+
+
+def test_copies_of_the_standard_librarys_objects_still_work(pool):
+    """`copy` rebuilds through classes and `object.__reduce_ex__`'s functions only: every kind
+    of object honest code copies still copies."""
+    code = """
+        import collections, copy, dataclasses, datetime, decimal, fractions, functools
+        Pair = collections.namedtuple("Pair", "a b")
+        @dataclasses.dataclass
+        class Point:
+            x: int
+        def solve(x):
+            made = [
+                collections.deque([1, 2]), collections.OrderedDict(a=1),
+                collections.Counter("aab"), collections.defaultdict(list, {"k": [1]}),
+                Pair(1, 2), Point(3), fractions.Fraction(1, 3), decimal.Decimal("1.5"),
+                datetime.date(2020, 1, 2), datetime.timedelta(days=1), range(3), slice(1, 2),
+                functools.partial(max, 1), {1, 2}, frozenset({3}),
+            ]
+            copied = copy.copy(made) + copy.deepcopy(made)
+            rest = list(copy.copy(iter([7, 8])))
+            return [c == m for c, m in zip(copied, made + made) if not callable(m)], rest
+    """
+    assert run(pool, code) == "([" + ", ".join(["True"] * 28) + "], [7, 8])"

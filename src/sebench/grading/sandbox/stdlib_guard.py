@@ -30,6 +30,7 @@ execs): so the names are checked where they are used, whatever object carries th
 from __future__ import annotations
 
 import copy
+import copyreg
 import dataclasses
 import enum
 import functools
@@ -55,6 +56,49 @@ def _namespace(value: Any) -> bool:
 
 
 _ATOMIC = frozenset({str, bytes, int, float, complex, bool, type(None)})
+
+# What `update_wrapper` writes onto: functions and what `lru_cache` makes; and what it copies
+# from: functions of every kind, or, for `lru_cache` (which the standard library also applies
+# to its own callables: sqlite3's statement cache), any callable with a plain name or none.
+# Other objects carry names and `__dict__`s the program could pass on: a `TypeVar` named by
+# data gave a function that name (a bound method's copy then read the attribute so named),
+# and a typing alias (`Generic[T]`, cached and shared) took another's `__origin__` (a fifth
+# red team's, both).
+_LRU_WRAPPER = functools._lru_cache_wrapper
+_WRAPPERS = (types.FunctionType, _LRU_WRAPPER)
+_WRAPPED = _WRAPPERS + (
+    types.BuiltinFunctionType,
+    types.MethodType,
+    types.MethodWrapperType,
+    types.WrapperDescriptorType,
+    types.MethodDescriptorType,
+    functools.partial,
+)
+
+# What `copy` may rebuild an object through, besides a class that is not a metaclass: what
+# `object.__reduce_ex__` names, and `iter` (an iterator's). Not `getattr`, which a bound
+# method's reduce names with the method's name (a fifth red team read any attribute so).
+_REBUILDERS = (copyreg.__newobj__, copyreg.__newobj_ex__, copyreg._reconstructor, iter)
+
+
+def _rebuilder(func: Any) -> bool:
+    if any(func is allowed for allowed in _REBUILDERS):
+        return True
+    return issubclass(type(func), type) and not issubclass(func, type)
+
+
+def _wraps_safely(wrapper: Any, wrapped: Any) -> bool:
+    """`update_wrapper(wrapper, wrapped)` copies between the kinds above (exactly: a subclass
+    could carry any `__dict__`), and the name it copies is an identifier (a lambda's too), a
+    plain one when `wrapped` is not a function."""
+    if not any(type(wrapper) is kind for kind in _WRAPPERS):
+        return False
+    name = getattr(wrapped, "__name__", None)
+    if any(type(wrapped) is kind for kind in _WRAPPED):
+        return name is None or (type(name) is str and (name.isidentifier() or name == "<lambda>"))
+    return (
+        type(wrapper) is _LRU_WRAPPER and callable(wrapped) and (name is None or _plain_name(name))
+    )
 
 
 class _Field(dataclasses.Field):
@@ -156,7 +200,7 @@ def install() -> None:
         # By what it would read and write, not by type: `dict[int]` (a generic alias) is no
         # class but hands on its class's `__dict__` (a red team's), and a class as the wrapper
         # had its `__annotations__` rewritten. NumPy's own functions and `vectorize` pass.
-        if _namespace(wrapped):
+        if _namespace(wrapped) or not _wraps_safely(wrapper, wrapped):
             raise TypeError(f"update_wrapper does not wrap a {type(wrapped).__name__}")
         if _namespace(wrapper):  # a module's: it would update the module's globals
             raise TypeError(f"update_wrapper does not update a {type(wrapper).__name__}")
@@ -186,6 +230,8 @@ def install() -> None:
         x: Any, memo: Any, func: Any, args: Any, state: Any = None, *rest: Any, **kwargs: Any
     ) -> Any:
         _check_state(state)
+        if not _rebuilder(func):
+            raise TypeError(f"copy does not rebuild an object through {type(func).__name__}")
 
         def rebuild(*values: Any) -> Any:
             # A deep copy keeps text and numbers as they are: one that came back as another
