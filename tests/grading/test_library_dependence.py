@@ -329,6 +329,49 @@ def test_a_result_looks_the_same_in_every_run_whatever_its_values(seeded_grader,
     assert len(set(printed.values())) == 1, printed
 
 
+# A call with `out=` against the same call without it, the buffer filled beforehand with values
+# the call may well write (0 and 1: a comparison's or a sign's results), of its own dtype
+# (floats, where a comparison returns booleans): they agree element by element in every run.
+OUT_AGAINST_PLAIN = """
+def agree(plain, buffer):
+    found = []
+    try:
+        for p, b in zip(plain, buffer):
+            p, b = float(p), float(b)
+            found.append(p == b or (p != p and b != b))
+    except Exception:
+        return None
+    return found
+
+def solve(x):
+    seen = []
+    for name, function in functions():
+        for prefill in (0.0, 1.0):
+            for count in (1, 2):
+                arguments = [{constructor}([0.0, 1.0, 2.0, -1.0]) for _ in range(count)]
+                try:
+                    plain = function(*arguments)
+                    buffer = {constructor}([prefill] * 4)
+                    function(*arguments, out=buffer)
+                except Exception:
+                    continue
+                seen.append((name, prefill, count, agree(plain, buffer)))
+    return seen
+"""
+
+
+def test_an_out_buffer_holds_what_the_plain_call_returns_in_every_run(
+    seeded_grader, seeded_library
+):
+    """Filled beforehand with the answer (zeros where the call returns zeros), an `out=` buffer
+    was nudged only where the call changed it, the plain call's result everywhere: a red team
+    compared the two over every function, knowing none, and was `correct` on two tasks."""
+    printed = _printed_in_every_run(seeded_grader, seeded_library, OUT_AGAINST_PLAIN)
+    assert printed[Perturbation.NONE].count("[True, True, True, True]") > 40, printed
+    assert "False" not in printed[Perturbation.NONE], printed
+    assert len(set(printed.values())) == 1, printed
+
+
 # A call that writes into an array it was given, but not everywhere: `where=` leaves some
 # elements of an `out=` buffer alone, `put` writes at the indices it is given.
 UNWRITTEN_ELEMENTS = """
@@ -538,4 +581,6 @@ def test_an_answer_that_depends_on_the_library_only_after_the_first_case_stays_c
         items.append((task, code))
     verdicts = grade_all(seeded_grader, items)
     assert len(verdicts) >= 10
-    assert all(v.kind is VerdictKind.CORRECT for _, v in verdicts), [v for _, v in verdicts][:3]
+    assert all(v.kind is VerdictKind.CORRECT for _, v in verdicts), [
+        (t.extra.get("function"), v) for t, v in verdicts if v.kind is not VerdictKind.CORRECT
+    ]

@@ -141,6 +141,13 @@ _KEEP = "import typing, functools\n\ndef keep(c):\n    return typing.Type\n\n"
             "def f(c):\n    return c\n\n@f\ndef f(c):\n    return c\n\n@f\nclass A:\n    pass",
             "decorator",
         ),
+        # slot names are attribute names: only literal plain ones (a red team's built special
+        # members, `__array_ufunc__`, at run time)
+        ("u = '_' * 2\n\nclass C:\n    __slots__ = (u + 'class' + u,)", "dunder-definition"),
+        ("class C:\n    __slots__ = ('x', '__array_ufunc__')", "dunder-definition"),
+        ("N = ('x',)\n\nclass C:\n    __slots__ = N", "dunder-definition"),
+        ("class C:\n    __slots__: tuple = ('x' + 'y',)", "dunder-definition"),
+        ("class C:\n    __slots__ = ()\n    __slots__ += ('x',)", "dunder-definition"),
     ],
 )
 def test_policy_refuses_each_trick_under_its_named_rule(code, rule):
@@ -169,6 +176,8 @@ def test_policy_refuses_each_trick_under_its_named_rule(code, rule):
         "x = getattr(obj, 'shape', None)\ny = hasattr(obj, 'ndim')",
         "for _ in range(3):\n    pass",
         "class A:\n    def __str__(self):\n        return 'a'\n\n    __repr__ = __str__",
+        "class P:\n    __slots__ = ('x', 'y')\n\nclass Q:\n    __slots__ = 'z'\n\nclass R:\n"
+        "    __slots__ = []\n\nclass S:\n    __slots__: tuple = ('w',)",
         "s = f'{x:.2f} {y!r}'",
         "s = '{0[a]} {1:>{w}} {p.x}'.format(d, v, w=3, p=point)",
         # decorators that hand back what they decorate keep a definition a class or function

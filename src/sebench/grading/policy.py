@@ -473,6 +473,7 @@ class _PolicyVisitor(ast.NodeVisitor):
         # class body starts a scope of its own: its code does not run inside the handler)
         self.handlers: list[int] = [0]
         self.in_string_annotation = False  # code parsed from a string is not the response's
+        self.plain_slots: set[int] = set()  # ids of `__slots__` targets given literal plain names
 
     # `ast.NodeVisitor` builds the method name and looks it up for every node; a table per node
     # class, and a plain loop over the fields, halve the cost of this visitor.
@@ -624,6 +625,26 @@ class _PolicyVisitor(ast.NodeVisitor):
         if _SPECIAL_NAME.fullmatch(name) and name not in ALLOWED_DUNDER_DEFINITIONS:
             self.refuse(
                 "dunder-definition", node, f"defines {name}, which the interpreter calls by name"
+            )
+        elif name == "__slots__" and id(node) not in self.plain_slots:
+            # slot names are attribute names: built at run time, they define any special
+            # member (`("_" * 2 + "array_ufunc" + "_" * 2,)`, a red team's)
+            self.refuse(
+                "dunder-definition", node, "__slots__ is given other than as literal plain names"
+            )
+
+    def note_plain_slots(self, targets: list[ast.expr], value: ast.expr | None) -> None:
+        """`__slots__ = "a"`, `("a", "b")` or `["a"]`: literal names, none of them special."""
+        items = value.elts if isinstance(value, ast.Tuple | ast.List) else [value]
+        if all(
+            isinstance(item, ast.Constant)
+            and type(item.value) is str
+            and item.value.isidentifier()
+            and not _SPECIAL_NAME.fullmatch(item.value)
+            for item in items
+        ):
+            self.plain_slots.update(
+                id(t) for t in targets if isinstance(t, ast.Name) and t.id == "__slots__"
             )
 
     # -- imports -----------------------------------------------------------------------------
@@ -1121,6 +1142,11 @@ class _PolicyVisitor(ast.NodeVisitor):
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         self.check_string_annotations(node.annotation)
+        self.note_plain_slots([node.target], node.value)
+        self.generic_visit(node)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self.note_plain_slots(node.targets, node.value)
         self.generic_visit(node)
 
     def check_string_annotations(self, annotation: ast.AST) -> None:

@@ -177,7 +177,7 @@ def install(
                 if out is None:
                     answer[1] = nudge
                 else:  # it may write into an argument: what that held goes with the nudge
-                    written = written_by(call_args, call_kwargs, out)
+                    written = written_by(target, call_args, call_kwargs, out)
                     answer[1] = lambda result, args, kwargs: nudge(
                         result, args, kwargs, written, False
                     )

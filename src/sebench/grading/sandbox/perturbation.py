@@ -43,6 +43,7 @@ from typing import Any
 FLOAT_SCALE = 1.1
 FLOAT_SHIFT = 0.37  # an offset too: `x * 1.1` leaves 0 as it is
 INTEGER_SHIFT = 1
+_NOTHING = object()  # an `out=` call whose result equals another argument (`Perturber.written`)
 
 
 class Perturbation(enum.StrEnum):
@@ -62,9 +63,10 @@ class Perturber:
     # (the result to hand on, whether the call computed something: a result that is not one of
     # its arguments, of a kind that can be nudged)
     nudge: Callable[[Any, tuple, dict, Perturbation, tuple, bool], tuple[Any, bool]]
-    # (raw positional arguments, keyword arguments, (position, keyword, count) of the arguments
-    # it writes) -> each array the call may write into, with a copy of what it holds before
-    written: Callable[[tuple, dict, tuple[int, str, int]], tuple]
+    # (the target, raw positional arguments, keyword arguments, (position, keyword, count) of
+    # the arguments it writes), before the call -> each array the call may write into, with
+    # what `in_place` needs to judge and nudge it
+    written: Callable[[Any, tuple, dict, tuple[int, str, int]], tuple]
 
 
 def perturber(np: Any) -> Perturber:
@@ -77,6 +79,7 @@ def perturber(np: Any) -> Perturber:
         np.concatenate,
     )
     asarray, shape_of, array_equal = np.asarray, np.shape, np.array_equal
+    broadcast_to = np.broadcast_to
     not_equal, isnan = np.not_equal, np.isnan
 
     def moved(value, integer: bool, flip: bool):
@@ -190,7 +193,7 @@ def perturber(np: Any) -> Perturber:
         # program that times a call must not tell the runs apart, and the unperturbed run says
         # which cases the library computed something in.
         if written:
-            return in_place(result, mode, written)
+            return in_place(result, args, kwargs, mode, written)
         # What a call that computed something hands on is a new copy in every run: NumPy's
         # results may be views of an argument (`transpose`, `atleast_3d`: a write reaches the
         # argument) or read-only (`broadcast_to`), and a program that writes into every result
@@ -245,30 +248,45 @@ def perturber(np: Any) -> Perturber:
             return value.copy()
         return _containers(value, fresh)
 
-    def in_place(result, mode: Perturbation, written: tuple) -> tuple[Any, bool]:
-        """A call that wrote its result into arrays it was given (`out=`): it computed
-        something if it changed them, and they are nudged where they changed, so that the
-        buffer holds what the same call without `out=` returns (rows: left as they are). Only
-        there: elements it did not write (`where=`, `put` at some indices) stay as they were
-        in every run, or a program could read the run from them (another red team's)."""
+    def in_place(
+        result, args: tuple, kwargs: dict, mode: Perturbation, written: tuple
+    ) -> tuple[Any, bool]:
+        """A call that wrote its result into arrays it was given (`written`, see there).
+
+        An `out=` buffer holds what the same call without `out=` returns (`plain`, computed
+        before the call), so it is judged and nudged as that result is: it computed something
+        unless that result equals another argument, and each element the call wrote (all, or
+        `where=`'s) gets that result's nudged value, cast as the call casts it. A buffer filled
+        beforehand with the answer, or of another dtype (booleans written into floats), must not
+        tell the runs apart (a red team compared `f(p)` with `f(p, out=zeros)`).
+
+        A call that writes at places of its own (`put`, `place`, `putmask`, `copyto`,
+        `fill_diagonal`) computed something if it changed the array, and is nudged where it
+        did: elements it did not write stay as they were in every run, or a program could read
+        the run from them."""
         try:
-            changed = [
-                (a, where_changed(a, before))
-                for a, before in written
-                if not same(a, a.shape, before)
-            ]
-            # every mode writes (the unperturbed ones what is there already): the same work,
-            # and the same objects made and freed, in every run
-            kept = [a[mask] for a, mask in changed]
-            nudged = {
-                Perturbation.NONE: kept,
-                Perturbation.VALUES: [values(a, False)[mask] for a, mask in changed],
-                Perturbation.FLIPPED: [values(a, True)[mask] for a, mask in changed],
-                Perturbation.ROWS: kept,
-            }
+            changed, variants = [], {m: [] for m in Perturbation}
+            for array, before, plain, mask in written:
+                if plain is None:  # written at some places: where it changed
+                    if same(array, array.shape, before):
+                        continue
+                    mask = where_changed(array, before)
+                    source = array
+                elif plain is _NOTHING:
+                    continue
+                else:
+                    source = plain
+                changed.append((array, mask))
+                kept = source[mask]
+                # every mode makes every variant: the same work, and the same objects made and
+                # freed, in every run
+                variants[Perturbation.NONE].append(kept)
+                variants[Perturbation.VALUES].append(values(source, False)[mask])
+                variants[Perturbation.FLIPPED].append(values(source, True)[mask])
+                variants[Perturbation.ROWS].append(kept)
         except Exception:
             return result, False
-        for (array, mask), value in zip(changed, nudged[mode], strict=True):
+        for (array, mask), value in zip(changed, variants[mode], strict=True):
             with contextlib.suppress(Exception):  # read-only: left as it is
                 array[mask] = value
         return result, bool(changed)
@@ -280,16 +298,40 @@ def perturber(np: Any) -> Perturber:
             differs &= ~(isnan(array) & isnan(before))
         return differs
 
-    def written(args: tuple, kwargs: dict, where: tuple[int, str, int]) -> tuple:
+    def written(target, args: tuple, kwargs: dict, where: tuple[int, str, int]) -> tuple:
+        """Before the call: each array it may write into, as (array, a copy of what it holds,
+        None, None) for a call that writes at places of its own (`put`: see `in_place`), or as
+        (array, None, what the call returns there without `out=`, the elements it writes:
+        `where=` broadcast, else all) for an `out=` buffer (`_NOTHING` for the result when
+        that result equals another argument: a call that computes nothing)."""
         position, keyword, count = where
         given = kwargs.get(keyword)
-        if given is None:
+        by_keyword = given is not None
+        if not by_keyword:
             # every output's buffer: `modf(x, o1, o2)` writes both (a red team read the second,
             # left raw, against a plain `modf(x)`'s nudged one)
             given = tuple(args[position : position + count])  # the arguments may be a list
         parts = given if isinstance(given, tuple) else (given,)
         arrays = [a for part in parts for a in (part if isinstance(part, tuple) else (part,))]
-        return tuple((a, a.copy()) for a in arrays if isinstance(a, ndarray))
+        if keyword != "out":
+            return tuple((a, a.copy(), None, None) for a in arrays if isinstance(a, ndarray))
+        rest = tuple(args) if by_keyword else (*args[:position], *args[position + count :])
+        options = {k: v for k, v in kwargs.items() if k != keyword}
+        try:
+            plain = target(*rest, **options)
+            outputs = plain if type(plain) is tuple else (plain,)
+            if computes_nothing(plain, rest, options):
+                outputs = (_NOTHING,) * len(outputs)
+            chosen = asarray(kwargs.get("where", True), bool)
+            if len(outputs) != len(arrays):
+                return ()
+            return tuple(
+                (a, None, out, broadcast_to(chosen, a.shape))
+                for a, out in zip(arrays, outputs, strict=True)
+                if isinstance(a, ndarray)
+            )
+        except Exception:  # alike in every run: the buffers then count as nothing computed
+            return ()
 
     return Perturber(perturb, written)
 

@@ -181,7 +181,7 @@ class Server:
         refused = () if config.allow_numpy else import_guard.REFUSED
         frame_readers = import_guard.install((package,), guard_introspection, refused)
         if guard_introspection:  # part of the introspection layer (`sebench doctor`)
-            stdlib_guard.install()
+            stdlib_guard.install(functions=(type(numpy.clip), numpy.ufunc))
         # The hook's controls are held by this frame and the zygote's only: never by a module.
         controls = audit.install(
             call_code=runtime.call.__code__,

@@ -87,14 +87,14 @@ def _rebuilder(func: Any) -> bool:
     return issubclass(type(func), type) and not issubclass(func, type)
 
 
-def _wraps_safely(wrapper: Any, wrapped: Any) -> bool:
+def _wraps_safely(wrapper: Any, wrapped: Any, kinds: tuple[type, ...]) -> bool:
     """`update_wrapper(wrapper, wrapped)` copies between the kinds above (exactly: a subclass
     could carry any `__dict__`), and the name it copies is an identifier (a lambda's too), a
     plain one when `wrapped` is not a function."""
     if not any(type(wrapper) is kind for kind in _WRAPPERS):
         return False
     name = getattr(wrapped, "__name__", None)
-    if any(type(wrapped) is kind for kind in _WRAPPED):
+    if any(type(wrapped) is kind for kind in kinds):
         return name is None or (type(name) is str and (name.isidentifier() or name == "<lambda>"))
     return (
         type(wrapper) is _LRU_WRAPPER and callable(wrapped) and (name is None or _plain_name(name))
@@ -191,16 +191,19 @@ def _check_dataclass(cls: Any, field_types: tuple, kinds: tuple) -> None:
             raise TypeError(f"a dataclass field cannot be named {name!r}")
 
 
-def install() -> None:
-    """Replace them in their modules (this process and the children it forks)."""
+def install(functions: tuple[type, ...] = ()) -> None:
+    """Replace them in their modules (this process and the children it forks). `functions`:
+    more kinds of function `update_wrapper` may copy from (NumPy's: `numpy.ma`, which NumPy
+    imports on first use, wraps NumPy's functions as it loads)."""
     update_wrapper = functools.update_wrapper
+    wrapped_kinds = _WRAPPED + tuple(functions)
     assignments, updates = functools.WRAPPER_ASSIGNMENTS, functools.WRAPPER_UPDATES
 
     def guarded_update_wrapper(wrapper: Any, wrapped: Any, *args: Any, **kwargs: Any) -> Any:
         # By what it would read and write, not by type: `dict[int]` (a generic alias) is no
         # class but hands on its class's `__dict__` (a red team's), and a class as the wrapper
         # had its `__annotations__` rewritten. NumPy's own functions and `vectorize` pass.
-        if _namespace(wrapped) or not _wraps_safely(wrapper, wrapped):
+        if _namespace(wrapped) or not _wraps_safely(wrapper, wrapped, wrapped_kinds):
             raise TypeError(f"update_wrapper does not wrap a {type(wrapped).__name__}")
         if _namespace(wrapper):  # a module's: it would update the module's globals
             raise TypeError(f"update_wrapper does not update a {type(wrapper).__name__}")
