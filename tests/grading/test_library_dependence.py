@@ -372,6 +372,73 @@ def test_an_out_buffer_holds_what_the_plain_call_returns_in_every_run(
     assert len(set(printed.values())) == 1, printed
 
 
+# `out=` in its other forms, against the plain call: a tuple with None for a second output, one
+# buffer given by position for two outputs, a buffer larger than the result (broadcast); and a
+# call that writes into its first argument, on two buffers that held the written values or not.
+OUT_FORMS = """
+def floats(value):
+    try:
+        return [float(v) for v in value]
+    except Exception:
+        try:
+            return [floats(v) for v in value]
+        except Exception:
+            return None
+
+def same(a, b):
+    a, b = floats(a), floats(b)
+    return a is not None and a == b
+
+def solve(x):
+    seen = []
+    probe = [0.0, 0.5, 2.0]
+    for name, function in functions():
+        written = []
+        for held in ([2.5, 2.5, 2.5], [0.25, 0.25, 0.25]):
+            buffer = {constructor}(held)
+            try:
+                function(buffer, {constructor}([2.5, 2.5, 2.5]))
+            except Exception:
+                break
+            written.append(floats(buffer))
+        if len(written) == 2:
+            seen.append((name, "at", written[0] == written[1]))
+        try:
+            plain = function({constructor}(probe))
+        except Exception:
+            continue
+        pair = isinstance(plain, tuple) and len(plain) == 2
+        try:
+            if pair:
+                got = function({constructor}(probe), out=({constructor}([0.0] * 3), None))
+                seen.append((name, "none", same(plain[0], got[0]), same(plain[1], got[1])))
+                buffer = {constructor}([0.0] * 3)
+                function({constructor}(probe), buffer)
+                seen.append((name, "one", same(plain[0], buffer)))
+            else:
+                got = function({constructor}(probe), out={constructor}([[0.0] * 3] * 2))
+                seen.append((name, "wide", same(plain, got[0]), same(plain, got[1])))
+        except Exception:
+            pass
+    return seen
+"""
+
+
+def test_every_form_of_out_and_every_in_place_call_answers_alike_in_every_run(
+    seeded_grader, seeded_library
+):
+    """A red team left NumPy's raw write in the buffer four ways: `out=(buf, None)` (the second
+    output came back raw), one positional buffer for two outputs, a buffer larger than the
+    result, and `copyto` over a buffer that held the values written (only changed elements were
+    nudged). Whatever the form, the runs must print the same comparisons."""
+    printed = _printed_in_every_run(seeded_grader, seeded_library, OUT_FORMS)
+    assert printed[Perturbation.NONE].count("'none', True, True") >= 2, printed
+    assert printed[Perturbation.NONE].count("'one', True") >= 2, printed
+    assert printed[Perturbation.NONE].count("'wide', True, True") > 20, printed
+    assert printed[Perturbation.NONE].count("'at', True") >= 1, printed
+    assert len(set(printed.values())) == 1, printed
+
+
 # A call that writes into an array it was given, but not everywhere: `where=` leaves some
 # elements of an `out=` buffer alone, `put` writes at the indices it is given.
 UNWRITTEN_ELEMENTS = """

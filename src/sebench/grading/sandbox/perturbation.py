@@ -55,6 +55,9 @@ class Perturbation(enum.StrEnum):
     FLIPPED = "flipped"  # values, then negated: answers read through a sign or an order
 
 
+_MODES = tuple(Perturbation)
+
+
 @dataclass(frozen=True)
 class Perturber:
     """Made once in the fork server (`perturber`), used by the audit hook in every child."""
@@ -79,7 +82,7 @@ def perturber(np: Any) -> Perturber:
         np.concatenate,
     )
     asarray, shape_of, array_equal = np.asarray, np.shape, np.array_equal
-    broadcast_to = np.broadcast_to
+    copyto = np.copyto
     not_equal, isnan = np.not_equal, np.isnan
 
     def moved(value, integer: bool, flip: bool):
@@ -251,45 +254,63 @@ def perturber(np: Any) -> Perturber:
     def in_place(
         result, args: tuple, kwargs: dict, mode: Perturbation, written: tuple
     ) -> tuple[Any, bool]:
-        """A call that wrote its result into arrays it was given (`written`, see there).
+        """A call that wrote its result into arrays it was given (`written`, made before it).
 
-        An `out=` buffer holds what the same call without `out=` returns (`plain`, computed
-        before the call), so it is judged and nudged as that result is: it computed something
-        unless that result equals another argument, and each element the call wrote (all, or
-        `where=`'s) gets that result's nudged value, cast as the call casts it. A buffer filled
-        beforehand with the answer, or of another dtype (booleans written into floats), must not
-        tell the runs apart (a red team compared `f(p)` with `f(p, out=zeros)`).
+        `out=`: what it returns and writes is what the same call without `out=` returns
+        (`plain`, computed before the call), judged and nudged as that result is: it computed
+        something unless that result equals another argument; each given buffer gets its
+        output's variant on every element the call writes (`where=`, broadcast as NumPy
+        does, cast as the call casts), and an output without a buffer (`out=(buf, None)`, one
+        buffer for two outputs) is handed out as a fresh variant. A buffer filled beforehand
+        with the answer, of another dtype, larger by broadcasting, or an output left without
+        a buffer, must not tell the runs apart (two red teams'); what cannot be done so fails
+        in every run alike, with an error, never by letting NumPy's raw write through.
 
-        A call that writes at places of its own (`put`, `place`, `putmask`, `copyto`,
-        `fill_diagonal`) computed something if it changed the array, and is nudged where it
-        did: elements it did not write stay as they were in every run, or a program could read
-        the run from them."""
-        try:
-            changed, variants = [], {m: [] for m in Perturbation}
-            for array, before, plain, mask in written:
-                if plain is None:  # written at some places: where it changed
-                    if same(array, array.shape, before):
-                        continue
-                    mask = where_changed(array, before)
-                    source = array
-                elif plain is _NOTHING:
-                    continue
-                else:
-                    source = plain
-                changed.append((array, mask))
-                kept = source[mask]
-                # every mode makes every variant: the same work, and the same objects made and
-                # freed, in every run
-                variants[Perturbation.NONE].append(kept)
-                variants[Perturbation.VALUES].append(values(source, False)[mask])
-                variants[Perturbation.FLIPPED].append(values(source, True)[mask])
-                variants[Perturbation.ROWS].append(kept)
-        except Exception:
+        `put`, `place`, `putmask`, `copyto`, `fill_diagonal`: nudged on the elements the call
+        writes (found from two trial calls, see `written`), wherever their earlier contents."""
+        kind, parts = written
+        if kind == "at":
+            try:
+                masks = [(array, mask) for array, mask in parts if mask.any()]
+                made = {m: [values_for(array, m)[mask] for array, mask in masks] for m in _MODES}
+            except Exception:
+                return result, False
+            for (array, mask), value in zip(masks, made[mode], strict=True):
+                with contextlib.suppress(Exception):  # read-only: left as it is
+                    array[mask] = value
+            return result, bool(masks)
+        plain, buffers, where = parts
+        if plain is _NOTHING:
             return result, False
-        for (array, mask), value in zip(changed, variants[mode], strict=True):
-            with contextlib.suppress(Exception):  # read-only: left as it is
-                array[mask] = value
-        return result, bool(changed)
+        outputs = plain if type(plain) is tuple else (plain,)
+        # every mode's buffers and outputs are made, so that what fails fails in every run
+        made = {}
+        for m in _MODES:
+            variants = [values_for(output, m) for output in outputs]
+            filled = []
+            for variant, buffer in zip(variants, buffers, strict=True):
+                if buffer is None:
+                    filled.append(fresh(variant))
+                else:
+                    target = buffer.copy()
+                    copyto(target, variant, where=where, casting="unsafe")
+                    filled.append(target)
+            made[m] = filled
+        handed = []
+        for value, buffer in zip(made[mode], buffers, strict=True):
+            if buffer is None:
+                handed.append(value)
+            else:
+                buffer[...] = value
+                handed.append(buffer)
+        return (tuple(handed) if type(plain) is tuple else handed[0]), True
+
+    def values_for(value, mode: Perturbation):
+        if mode is Perturbation.VALUES:
+            return nudge(value)
+        if mode is Perturbation.FLIPPED:
+            return nudge(value, True)
+        return value  # unperturbed, and rows: a call with `out=` cannot grow
 
     def where_changed(array, before):
         """The elements of `array` that differ from `before` (NaN beside NaN: the same)."""
@@ -299,39 +320,43 @@ def perturber(np: Any) -> Perturber:
         return differs
 
     def written(target, args: tuple, kwargs: dict, where: tuple[int, str, int]) -> tuple:
-        """Before the call: each array it may write into, as (array, a copy of what it holds,
-        None, None) for a call that writes at places of its own (`put`: see `in_place`), or as
-        (array, None, what the call returns there without `out=`, the elements it writes:
-        `where=` broadcast, else all) for an `out=` buffer (`_NOTHING` for the result when
-        that result equals another argument: a call that computes nothing)."""
+        """Before the call, what `in_place` needs. `out=` (the keyword): ("out", (what the call
+        returns without `out=`, or `_NOTHING` when that equals another argument; the buffer
+        given for each output or None; `where=`)). Any other (`put`, ...): ("at", [(array, the
+        elements the call writes)]), found by making the call on two copies holding different
+        values: an element written with the value it held is still found."""
         position, keyword, count = where
         given = kwargs.get(keyword)
         by_keyword = given is not None
         if not by_keyword:
-            # every output's buffer: `modf(x, o1, o2)` writes both (a red team read the second,
-            # left raw, against a plain `modf(x)`'s nudged one)
             given = tuple(args[position : position + count])  # the arguments may be a list
-        parts = given if isinstance(given, tuple) else (given,)
-        arrays = [a for part in parts for a in (part if isinstance(part, tuple) else (part,))]
         if keyword != "out":
-            return tuple((a, a.copy(), None, None) for a in arrays if isinstance(a, ndarray))
+            array = given[0] if type(given) is tuple else given
+            if not isinstance(array, ndarray):
+                return ("at", [])
+            first, second = array.copy(), values(array.copy(), False)
+            for trial in (first, second):
+                trial_args = list(args)
+                if by_keyword:
+                    target(*trial_args, **{**kwargs, keyword: trial})
+                else:
+                    trial_args[position] = trial
+                    target(*trial_args, **kwargs)
+            mask = where_changed(first, array) | where_changed(second, values(array, False))
+            return ("at", [(array, mask)])
+        parts = given if type(given) is tuple else (given,)
         rest = tuple(args) if by_keyword else (*args[:position], *args[position + count :])
         options = {k: v for k, v in kwargs.items() if k != keyword}
-        try:
-            plain = target(*rest, **options)
-            outputs = plain if type(plain) is tuple else (plain,)
-            if computes_nothing(plain, rest, options):
-                outputs = (_NOTHING,) * len(outputs)
-            chosen = asarray(kwargs.get("where", True), bool)
-            if len(outputs) != len(arrays):
-                return ()
-            return tuple(
-                (a, None, out, broadcast_to(chosen, a.shape))
-                for a, out in zip(arrays, outputs, strict=True)
-                if isinstance(a, ndarray)
-            )
-        except Exception:  # alike in every run: the buffers then count as nothing computed
-            return ()
+        plain = target(*rest, **options)
+        outputs = plain if type(plain) is tuple else (plain,)
+        buffers = list(parts[: len(outputs)]) + [None] * (len(outputs) - len(parts))
+        if len(parts) > len(outputs) or any(
+            b is not None and not isinstance(b, ndarray) for b in buffers
+        ):
+            raise TypeError("the library does not take these out= buffers")
+        if computes_nothing(plain, rest, options):
+            plain = _NOTHING
+        return ("out", (plain, buffers, kwargs.get("where", True)))
 
     return Perturber(perturb, written)
 
