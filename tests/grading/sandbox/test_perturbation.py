@@ -34,3 +34,15 @@ def test_a_computed_result_is_a_new_writeable_c_ordered_array_in_every_run():
             value, computed = nudge(result, (argument,), {}, mode, (), True)
             assert computed and value.flags.writeable and value.flags.c_contiguous, mode
             assert not np.shares_memory(value, argument), mode
+
+
+def test_a_call_of_a_function_that_takes_out_without_a_buffer_is_an_ordinary_call():
+    """`mean` takes `out=`: called without one (nearly every call), it must take the ordinary
+    path. It went through the `out=` path once (a second call, variants made per run), which
+    moved the addresses of the objects a program made after it (a red team's heap probe)."""
+    written = perturber(np).written
+    for args, kwargs in ((([1.0, 2.0],), {}), (([1.0, 2.0], None, None, None), {"out": None})):
+        assert written(np.mean, args, kwargs, (3, "out", 1)) == ()
+    buffer = np.zeros(())
+    kind, (plain, buffers, _) = written(np.mean, ([1.0, 2.0],), {"out": buffer}, (3, "out", 1))
+    assert kind == "out" and plain == 1.5 and buffers == [buffer]

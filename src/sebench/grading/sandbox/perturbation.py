@@ -283,14 +283,16 @@ def perturber(np: Any) -> Perturber:
         if plain is _NOTHING:
             return result, False
         outputs = plain if type(plain) is tuple else (plain,)
-        # every mode's buffers and outputs are made, so that what fails fails in every run
+        # every mode's buffers and outputs are made, so that what fails fails in every run, and
+        # the heap ends the call alike whatever the mode (see `perturb`): what is handed out
+        # is a fresh copy made after all of them, which are then freed in one order
         made = {}
         for m in _MODES:
             variants = [values_for(output, m) for output in outputs]
             filled = []
             for variant, buffer in zip(variants, buffers, strict=True):
                 if buffer is None:
-                    filled.append(fresh(variant))
+                    filled.append(variant)
                 else:
                     target = buffer.copy()
                     copyto(target, variant, where=where, casting="unsafe")
@@ -299,10 +301,11 @@ def perturber(np: Any) -> Perturber:
         handed = []
         for value, buffer in zip(made[mode], buffers, strict=True):
             if buffer is None:
-                handed.append(value)
+                handed.append(fresh(value))
             else:
                 buffer[...] = value
                 handed.append(buffer)
+        del made
         return (tuple(handed) if type(plain) is tuple else handed[0]), True
 
     def values_for(value, mode: Perturbation):
@@ -345,6 +348,9 @@ def perturber(np: Any) -> Perturber:
             mask = where_changed(first, array) | where_changed(second, values(array, False))
             return ("at", [(array, mask)])
         parts = given if type(given) is tuple else (given,)
+        if all(part is None for part in parts):
+            # no buffer (the usual call of a function that takes `out=`): an ordinary result
+            return ()
         rest = tuple(args) if by_keyword else (*args[:position], *args[position + count :])
         options = {k: v for k, v in kwargs.items() if k != keyword}
         plain = target(*rest, **options)
