@@ -55,9 +55,6 @@ class Perturbation(enum.StrEnum):
     FLIPPED = "flipped"  # values, then negated: answers read through a sign or an order
 
 
-_MODES = tuple(Perturbation)
-
-
 @dataclass(frozen=True)
 class Perturber:
     """Made once in the fork server (`perturber`), used by the audit hook in every child."""
@@ -134,6 +131,16 @@ def perturber(np: Any) -> Perturber:
             )
         return True
 
+    def variants(value, grow: bool) -> dict[Perturbation, Any]:
+        """What each run makes of `value` (`grow`: whether a rows run may lengthen it; a call
+        that writes into an argument cannot)."""
+        return {
+            Perturbation.NONE: value,
+            Perturbation.VALUES: nudge(value),
+            Perturbation.FLIPPED: nudge(value, True),
+            Perturbation.ROWS: rows(value) if grow else value,
+        }
+
     def nudge(value, flip: bool = False):
         kind = type(value)
         if kind is bool:
@@ -206,12 +213,7 @@ def perturber(np: Any) -> Perturber:
         try:
             nothing = computes_nothing(result, args, kwargs)
             copy = fresh(result)
-            changed = {
-                Perturbation.NONE: copy,
-                Perturbation.VALUES: nudge(copy),
-                Perturbation.FLIPPED: nudge(copy, True),
-                Perturbation.ROWS: rows(copy) if grow else copy,
-            }
+            changed = variants(copy, grow)
         except Exception:  # an exception must never reach the program: keep the value
             return result, False
         # Only values, and in a rows run the first dimension, may tell the runs apart: a
@@ -272,7 +274,8 @@ def perturber(np: Any) -> Perturber:
         if kind == "at":
             try:
                 masks = [(array, mask) for array, mask in parts if mask.any()]
-                made = {m: [values_for(array, m)[mask] for array, mask in masks] for m in _MODES}
+                each = [(variants(array, False), mask) for array, mask in masks]
+                made = {m: [v[m][mask] for v, mask in each] for m in Perturbation}
             except Exception:
                 return result, False
             for (array, mask), value in zip(masks, made[mode], strict=True):
@@ -286,11 +289,11 @@ def perturber(np: Any) -> Perturber:
         # every mode's buffers and outputs are made, so that what fails fails in every run, and
         # the heap ends the call alike whatever the mode (see `perturb`): what is handed out
         # is a fresh copy made after all of them, which are then freed in one order
+        each = [variants(output, False) for output in outputs]
         made = {}
-        for m in _MODES:
-            variants = [values_for(output, m) for output in outputs]
+        for m in Perturbation:
             filled = []
-            for variant, buffer in zip(variants, buffers, strict=True):
+            for variant, buffer in zip([v[m] for v in each], buffers, strict=True):
                 if buffer is None:
                     filled.append(variant)
                 else:
@@ -305,15 +308,8 @@ def perturber(np: Any) -> Perturber:
             else:
                 buffer[...] = value
                 handed.append(buffer)
-        del made
+        del made, each
         return (tuple(handed) if type(plain) is tuple else handed[0]), True
-
-    def values_for(value, mode: Perturbation):
-        if mode is Perturbation.VALUES:
-            return nudge(value)
-        if mode is Perturbation.FLIPPED:
-            return nudge(value, True)
-        return value  # unperturbed, and rows: a call with `out=` cannot grow
 
     def where_changed(array, before):
         """The elements of `array` that differ from `before` (NaN beside NaN: the same)."""
@@ -337,7 +333,8 @@ def perturber(np: Any) -> Perturber:
             array = given[0] if type(given) is tuple else given
             if not isinstance(array, ndarray):
                 return ("at", [])
-            first, second = array.copy(), values(array.copy(), False)
+            held = values(array, False)  # a new array, but for kinds it leaves alone
+            first, second = array.copy(), held.copy()
             for trial in (first, second):
                 trial_args = list(args)
                 if by_keyword:
@@ -345,7 +342,7 @@ def perturber(np: Any) -> Perturber:
                 else:
                     trial_args[position] = trial
                     target(*trial_args, **kwargs)
-            mask = where_changed(first, array) | where_changed(second, values(array, False))
+            mask = where_changed(first, array) | where_changed(second, held)
             return ("at", [(array, mask)])
         parts = given if type(given) is tuple else (given,)
         if all(part is None for part in parts):

@@ -87,12 +87,10 @@ def _rebuilder(func: Any) -> bool:
     return issubclass(type(func), type) and not issubclass(func, type)
 
 
-def _wraps_safely(wrapper: Any, wrapped: Any, kinds: tuple[type, ...]) -> bool:
-    """`update_wrapper(wrapper, wrapped)` copies between the kinds above (exactly: a subclass
-    could carry any `__dict__`), and the name it copies is an identifier (a lambda's too), a
-    plain one when `wrapped` is not a function."""
-    if not any(type(wrapper) is kind for kind in _WRAPPERS):
-        return False
+def _wraps_from(wrapper: Any, wrapped: Any, kinds: tuple[type, ...]) -> bool:
+    """`update_wrapper` may copy onto `wrapper` (one of `_WRAPPERS`) from `wrapped`: one of
+    `kinds` (exactly: a subclass could carry any `__dict__`) named by an identifier (a lambda's
+    too), or, into an `lru_cache` wrapper, a callable with a plain name or none."""
     name = getattr(wrapped, "__name__", None)
     if any(type(wrapped) is kind for kind in kinds):
         return name is None or (type(name) is str and (name.isidentifier() or name == "<lambda>"))
@@ -200,13 +198,14 @@ def install(functions: tuple[type, ...] = ()) -> None:
     assignments, updates = functools.WRAPPER_ASSIGNMENTS, functools.WRAPPER_UPDATES
 
     def guarded_update_wrapper(wrapper: Any, wrapped: Any, *args: Any, **kwargs: Any) -> Any:
-        # By what it would read and write, not by type: `dict[int]` (a generic alias) is no
-        # class but hands on its class's `__dict__` (a red team's), and a class as the wrapper
-        # had its `__annotations__` rewritten. NumPy's own functions and `vectorize` pass.
-        if _namespace(wrapped) or not _wraps_safely(wrapper, wrapped, wrapped_kinds):
-            raise TypeError(f"update_wrapper does not wrap a {type(wrapped).__name__}")
-        if _namespace(wrapper):  # a module's: it would update the module's globals
+        # Onto functions only (a class as the wrapper had its `__annotations__` rewritten, a
+        # typing alias its `__origin__`); from the kinds `_wraps_from` takes, never from what
+        # hands on a module's or a class's namespace (`dict[int]`, a generic alias, hands on
+        # its class's `__dict__`: a red team's).
+        if not any(type(wrapper) is kind for kind in _WRAPPERS):
             raise TypeError(f"update_wrapper does not update a {type(wrapper).__name__}")
+        if _namespace(wrapped) or not _wraps_from(wrapper, wrapped, wrapped_kinds):
+            raise TypeError(f"update_wrapper does not wrap a {type(wrapped).__name__}")
         # only the attributes it copies by default (or some of them): names given as data
         # (`wraps(f, (), ("__globals__",))`) would be a getattr by a computed name
         named = dict(zip(("assigned", "updated"), args, strict=False)) | kwargs
