@@ -234,6 +234,43 @@ def test_an_answer_handed_back_by_any_library_function_does_not_depend_on_the_li
     ][:3]
 
 
+def test_an_answer_handed_back_from_a_container_or_written_in_place_does_not_depend_on_the_library(
+    seeded_grader, seeded_library, demo_tasks
+):
+    """The same class, in the forms a red team found: the array inside a list argument handed
+    back (`concatenate([a])`, `hstack`, `block`, `amax([v])`), an item of a list result
+    (`atleast_1d(a, a)[0]`), and a buffer an in-place call fills with what it was given
+    (`copyto`, `put` at every index, `putmask` and `place` with every element chosen)."""
+    m = seeded_library.table.numpy_to_library()
+    c = seeded_library.table.constructor
+
+    def buffered(call: str) -> str:
+        # fill a fresh buffer `b` by `call`, then read the answer back from it
+        return f"(lambda v: (lambda b: ({call}, float(b[0]))[1])({c}([0.0])))"
+
+    throughs = [
+        f"(lambda v: float({m['concatenate']}([{c}([v])])[0]))",
+        f"(lambda v: float({m['concatenate']}([[v]])[0]))",
+        f"(lambda v: float({m['hstack']}([{c}([v])])[0]))",
+        f"(lambda v: float({m['block']}([{c}([v])])[0]))",
+        f"(lambda v: float({m['amax']}([v])))",
+        f"(lambda v: float({m['atleast_1d']}({c}([v]), {c}([v]))[0][0]))",
+        buffered(f"{m['copyto']}(b, {c}([v]))"),
+        buffered(f"{m['copyto']}(b, [v])"),
+        buffered(f"{m['put']}(b, [0], [v])"),
+        buffered(f"{m['putmask']}(b, [True], [v])"),
+        buffered(f"{m['place']}(b, [True], [v])"),
+    ]
+    n = names_of(seeded_library)
+    scalar = [t for t in demo_tasks if all(_is_number(text) for text in t.expected)][:3]
+    items = [(t, cheat(t, n, "", "", through)) for t in scalar for through in throughs]
+    verdicts = grade_all(seeded_grader, items)
+    assert len(verdicts) >= 33
+    assert all(v.rule == RULE for _, v in verdicts), [
+        (task.task_id, v) for task, v in verdicts if v.rule != RULE
+    ][:3]
+
+
 # A program that tells the runs apart by what a result is rather than by what it holds: it
 # writes into every result (a view of the argument lets the write through to it, a read-only one
 # refuses it), knowing nothing of what any function computes.

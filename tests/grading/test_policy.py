@@ -132,6 +132,9 @@ _KEEP = "import typing, functools\n\ndef keep(c):\n    return typing.Type\n\n"
             "M = D('M', [('__reduce' + '_ex__', 1)], module='m')",
             "dynamic-class",
         ),
+        # ... and on Enum itself, its arguments unpacked from a list (a red team's)
+        ("import enum\nM = enum.Enum(*['M', [('_missing_', 1)]])", "dynamic-class"),
+        ("import enum\nparts = ('M', 'a b')\nM = enum.Enum(*parts)", "dynamic-class"),
         # a definition is what its decorators return: `@keep class Base` may bind anything
         (f"{_KEEP}@keep\nclass Base:\n    pass\n\nclass Meta(Base):\n    pass", "class-base"),
         (f"{_KEEP}@keep\ndef d(f):\n    return f\n\n@d\ndef g():\n    pass", "decorator"),

@@ -943,7 +943,12 @@ class _PolicyVisitor(ast.NodeVisitor):
         if _type_call_shape(node):
             self.direct_calls.add(id(func))
             self.defer(lambda: self.check_asked_type(node))
-        if len(node.args) > 1 or node.keywords:
+        # a starred argument may unpack to several (`Enum(*parts)`, a red team's)
+        if (
+            len(node.args) > 1
+            or node.keywords
+            or any(isinstance(a, ast.Starred) for a in node.args)
+        ):
             self.calls_with_arguments.append(node)
 
     def check_enum_call(self, node: ast.Call) -> None:

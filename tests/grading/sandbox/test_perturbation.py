@@ -46,3 +46,79 @@ def test_a_call_of_a_function_that_takes_out_without_a_buffer_is_an_ordinary_cal
     buffer = np.zeros(())
     kind, (plain, buffers, _) = written(np.mean, ([1.0, 2.0],), {"out": buffer}, (3, "out", 1))
     assert kind == "out" and plain == 1.5 and buffers == [buffer]
+
+
+def _run(function, args, kwargs=None, mode=Perturbation.VALUES):
+    """The result a call of `function` hands on in `mode`, and whether it computed something,
+    as the hook sees it (in-place calls through `written`, made before the call)."""
+    kwargs = kwargs or {}
+    p = perturber(np)
+    where = {
+        np.copyto: (0, "dst", 1),
+        np.put: (0, "a", 1),
+        np.place: (0, "arr", 1),
+        np.putmask: (0, "a", 1),
+    }.get(function)
+    written = p.written(function, args, kwargs, where) if where else ()
+    result = function(*args, **kwargs)
+    return p.nudge(result, args, kwargs, mode, written, True)
+
+
+def test_a_result_handed_back_from_inside_a_container_argument_computes_nothing():
+    """A red team laundered a plain answer through `concatenate([a])`, `hstack([a])` and
+    `amax([v])`: the array (or the only item) inside a list argument is handed back."""
+    a = np.array([3.0, 1.0, 2.0])
+    for function, args in (
+        (np.concatenate, ([a],)),
+        (np.hstack, ([a],)),
+        (np.concatenate, ([[3.0, 1.0, 2.0]],)),
+        (np.amax, ([7.5],)),
+        (np.block, ([a],)),
+    ):
+        value, computed = _run(function, args)
+        assert not computed, function.__name__
+        assert np.array_equal(value, function(*args)), function.__name__
+    # what a container's items make is computed: joined arrays, the largest of several numbers
+    assert _run(np.concatenate, ([a, a],))[1]
+    assert _run(np.amax, ([3.0, 1.0, 2.0],))[1]
+
+
+def test_each_item_of_a_result_that_is_an_argument_handed_back_stays_as_it_is():
+    """`atleast_1d(a, a)` hands back `[a, a]` (a red team's `[0]` laundered the answer);
+    `histogram(x, bins=edges)` hands back the edges it was given beside counts it computed."""
+    a = np.array([3.0, 1.0, 2.0])
+    for mode in Perturbation:
+        value, computed = _run(np.atleast_1d, (a, a), mode=mode)
+        assert not computed and all(np.array_equal(v, a) for v in value), mode
+    edges = np.array([0.0, 1.5, 4.0])
+    counts, kept = _run(np.histogram, (a,), {"bins": edges})[0]
+    assert np.array_equal(kept, edges) and not np.array_equal(counts, [1, 2])
+    assert _run(np.histogram, (a,), {"bins": edges})[1]
+
+
+def test_an_in_place_call_that_writes_what_it_was_given_computes_nothing():
+    """`copyto(buffer, answer)`, `put(buffer, range(n), answer)`, `putmask`/`place` with every
+    element chosen: the buffer then holds another argument (a red team's, `correct` on four
+    tasks); writing some elements only is the call's work (an honest `put` task)."""
+    answer = np.array([4.0, 8.0, 15.0])
+    for function, args in (
+        (np.copyto, (np.zeros(3), answer)),
+        (np.copyto, (np.zeros(3), [4.0, 8.0, 15.0])),
+        (np.put, (np.zeros(3), [0, 1, 2], answer)),
+        (np.putmask, (np.zeros(3), [True, True, True], answer)),
+        (np.place, (np.zeros(3), [True, True, True], answer)),
+    ):
+        buffer = args[0]
+        _, computed = _run(function, args)
+        assert not computed and np.array_equal(buffer, answer), function.__name__
+    buffer = np.zeros(3)
+    assert _run(np.put, (buffer, [1], [5.0]))[1]
+    assert buffer[1] != 5.0 and buffer[0] == 0.0  # nudged where it wrote, only there
+
+
+def test_booleans_are_not_the_numbers_zero_and_one():
+    """`not_equal([1, 0, 1], [0, 0, 0])` is `[True, False, True]`: computed, though equal to its
+    first argument as numbers (an honest answer to a comparison task on 0/1 data)."""
+    value, computed = _run(np.not_equal, ([1, 0, 1], [0, 0, 0]))
+    assert computed and value.tolist() == [False, True, False]
+    assert not _run(np.logical_and, (np.array([True, False]), True))[1]  # truly handed back

@@ -19,11 +19,14 @@ may be any of these, the nudged ones are none), so that a program cannot tell th
 writing into a result.
 
 A result is left as it is when it is one of the call's arguments, or equals one (same shape,
-same values, NaN beside NaN): such a call computes nothing (`positive`, `ravel` of a flat
-array, `reshape` to its own shape, rounding what is already round), and a plain-Python answer
-passed through it must not depend on the library. A call that writes its result into an argument (`out=`, `copyto`, ...) computed
-something if it changed that argument, and is nudged where it wrote: the buffer then holds what
-the same call without `out=` returns, so the two cannot tell the runs apart.
+same values, NaN beside NaN), an array inside a list argument included (`inputs`): such a call
+computes nothing (`positive`, `ravel` of a flat array, `reshape` to its own shape, rounding what
+is already round, `concatenate([a])`), and a plain-Python answer passed through it must not
+depend on the library; so is each item of a list or tuple result that is an argument handed
+back. A call that writes its result into an argument (`out=`, `copyto`, ...) computed something
+if it changed that argument, unless it then holds another argument (`copyto(buffer, answer)`),
+and is nudged where it wrote: the buffer then holds what the same call without `out=` returns,
+so the two cannot tell the runs apart.
 
 The unperturbed run does the same work and throws it away, and object arrays keep their values
 (nudging them runs Python per element): a program must not be able to time the runs apart, or
@@ -163,12 +166,31 @@ def perturber(np: Any) -> Perturber:
             return True
         return isinstance(value, list | tuple) and any(holds_array(item) for item in value)
 
+    def inputs(args: tuple, kwargs: dict) -> list:
+        """Everything a call was given that its result may hand back: each argument and, inside
+        a list or tuple, each item that is an array or a sequence (`concatenate([a])` hands
+        back `a`), or the only item (`amax([x])` is `x`); numbers in a longer list are left out
+        (`amax([3, 1, 2])` is 3, and computed)."""
+        found = []
+
+        def add(value) -> None:
+            found.append(value)
+            if isinstance(value, list | tuple):
+                for item in value:
+                    if len(value) == 1 or isinstance(item, ndarray | list | tuple):
+                        add(item)
+
+        for argument in (*args, *kwargs.values()):
+            add(argument)
+        return found
+
     def same(result, shape: tuple, argument) -> bool:
         """`result` (of shape `shape`) is `argument`, or equal to it exactly."""
         if result is argument:
             return True
         # Arrays, numbers, and plain nested lists (an answer computed in Python) only: a list of
-        # arrays is the input of a stacking function, which computes its result.
+        # arrays is the input of a stacking function, which computes its result (the arrays
+        # inside are compared one by one, `inputs`).
         if isinstance(argument, str | bytes | dict) or argument is None:
             return False
         if isinstance(argument, list | tuple):
@@ -181,20 +203,33 @@ def perturber(np: Any) -> Perturber:
             if given.shape != shape:
                 return False
             kinds = given.dtype.kind + asarray(result).dtype.kind
+            if "b" in kinds and kinds != "bb":
+                # booleans are not the numbers 0 and 1: `not_equal([1, 0], [0, 0])` computed
+                return False
             # exactly: a program may read a difference below the comparator's tolerance
             # through a comparison (`nextafter(x, y) > x`)
             return bool(array_equal(result, given, equal_nan=all(k in "fc" for k in kinds)))
         except Exception:  # ragged, incomparable: not the same
             return False
 
-    def computes_nothing(result, args: tuple, kwargs: dict) -> bool:
+    def handed_back(result, arguments: list) -> bool:
+        """`result` is one of `arguments` (`inputs`) or equal to one exactly."""
         try:
             shape = shape_of(result)
         except Exception:  # a ragged result: nothing it could equal
             return False
-        return any(same(result, shape, a) for a in args) or any(
-            same(result, shape, a) for a in kwargs.values()
-        )
+        return any(same(result, shape, a) for a in arguments)
+
+    def computes_nothing(result, args: tuple, kwargs: dict) -> bool:
+        return handed_back(result, inputs(args, kwargs))
+
+    def kept_items(result, args: tuple, kwargs: dict) -> frozenset[int]:
+        """The items of a list or tuple result that are arguments handed back (`atleast_1d(a,
+        b)`, the edges of `histogram(a, bins=edges)`): they stay as they are in every run."""
+        if not isinstance(result, list | tuple):
+            return frozenset()
+        arguments = inputs(args, kwargs)
+        return frozenset(i for i, item in enumerate(result) if handed_back(item, arguments))
 
     def perturb(
         result, args: tuple, kwargs: dict, mode: Perturbation, written: tuple, grow: bool
@@ -212,8 +247,12 @@ def perturber(np: Any) -> Perturber:
         # on the mode can fail: a copy that fails (memory) fails in every run alike (another's).
         try:
             nothing = computes_nothing(result, args, kwargs)
+            kept = kept_items(result, args, kwargs)
+            nothing = nothing or (bool(kept) and len(kept) == len(result))
             copy = fresh(result)
-            changed = variants(copy, grow)
+            changed = {
+                mode: keeping(value, copy, kept) for mode, value in variants(copy, grow).items()
+            }
         except Exception:  # an exception must never reach the program: keep the value
             return result, False
         # Only values, and in a rows run the first dimension, may tell the runs apart: a
@@ -237,6 +276,13 @@ def perturber(np: Any) -> Perturber:
         if not computed:
             return result, False
         return chosen, True
+
+    def keeping(variant, copy, kept: frozenset[int]):
+        """`variant` with the items at `kept` taken from `copy` (the same in every run)."""
+        if not kept or variant is copy:
+            return variant
+        items = [copy[i] if i in kept else item for i, item in enumerate(variant)]
+        return type(copy)(items) if type(copy) in (list, tuple) else type(copy)(*items)
 
     def fresh(value):
         """A new object holding `value`: arrays copied (writeable, C order, sharing no memory),
@@ -270,9 +316,13 @@ def perturber(np: Any) -> Perturber:
 
         `put`, `place`, `putmask`, `copyto`, `fill_diagonal`: nudged on the elements the call
         writes (found from two trial calls, see `written`), wherever their earlier contents."""
-        kind, parts = written
+        kind, parts, *others = written
         if kind == "at":
             try:
+                # written with what the call was given, cast (`copyto(buf, answer)`, `put(buf,
+                # range(n), answer)`): handed back, nothing computed (a red team's)
+                if any(handed_back(array, others[0]) for array, _ in parts):
+                    return result, False
                 masks = [(array, mask) for array, mask in parts if mask.any()]
                 each = [(variants(array, False), mask) for array, mask in masks]
                 made = {m: [v[m][mask] for v, mask in each] for m in Perturbation}
@@ -322,8 +372,9 @@ def perturber(np: Any) -> Perturber:
         """Before the call, what `in_place` needs. `out=` (the keyword): ("out", (what the call
         returns without `out=`, or `_NOTHING` when that equals another argument; the buffer
         given for each output or None; `where=`)). Any other (`put`, ...): ("at", [(array, the
-        elements the call writes)]), found by making the call on two copies holding different
-        values: an element written with the value it held is still found."""
+        elements the call writes)], what else it was given (`inputs`)), the elements found by
+        making the call on two copies holding different values: an element written with the
+        value it held is still found."""
         position, keyword, count = where
         given = kwargs.get(keyword)
         by_keyword = given is not None
@@ -332,7 +383,7 @@ def perturber(np: Any) -> Perturber:
         if keyword != "out":
             array = given[0] if type(given) is tuple else given
             if not isinstance(array, ndarray):
-                return ("at", [])
+                return ("at", [], [])
             held = values(array, False)  # a new array, but for kinds it leaves alone
             first, second = array.copy(), held.copy()
             for trial in (first, second):
@@ -343,7 +394,11 @@ def perturber(np: Any) -> Perturber:
                     trial_args[position] = trial
                     target(*trial_args, **kwargs)
             mask = where_changed(first, array) | where_changed(second, held)
-            return ("at", [(array, mask)])
+            if by_keyword:
+                others = inputs(tuple(args), {k: v for k, v in kwargs.items() if k != keyword})
+            else:
+                others = inputs((*args[:position], *args[position + 1 :]), kwargs)
+            return ("at", [(array, mask)], others)
         parts = given if type(given) is tuple else (given,)
         if all(part is None for part in parts):
             # no buffer (the usual call of a function that takes `out=`): an ordinary result
