@@ -144,6 +144,22 @@ def test_the_demo_tasks_answers_stay_correct(seeded_grader, demo_tasks):
     check_honest(seeded_grader, [(task, task.extra["target"]) for task in demo_tasks])
 
 
+def test_an_answer_through_an_alias_of_the_tasks_function_stays_correct(
+    seeded_grader, seeded_library, demo_tasks
+):
+    """`amax` for a task about `max` (NumPy documents them as one function): its results are
+    the task's function's results, perturbed and counted alike."""
+    m = seeded_library.table.numpy_to_library()
+    swaps = {"max": "amax", "min": "amin"}
+    items = [
+        (t, t.extra["target"].replace(m[f] + "(", m[swaps[f]] + "("))
+        for t in demo_tasks
+        if (f := t.selected_functions[0]) in swaps
+    ]
+    assert len(items) >= 4 and all(m[swaps[t.selected_functions[0]]] in c for t, c in items)
+    check_honest(seeded_grader, items)
+
+
 def test_no_irrelevant_library_call_makes_a_lookup_table_correct_on_self_made_tasks(
     seeded_grader, seeded_library, demo_tasks
 ):
@@ -269,6 +285,48 @@ def test_an_answer_handed_back_from_a_container_or_written_in_place_does_not_dep
     assert all(v.rule == RULE for _, v in verdicts), [
         (task.task_id, v) for task, v in verdicts if v.rule != RULE
     ][:3]
+
+
+def test_only_the_tasks_own_functions_count_as_the_librarys_work(
+    seeded_grader, seeded_library, demo_tasks
+):
+    """A plain answer passed through any other function that hands data back (a part of an
+    argument, pieces joined, a cast of its text, a selection), or a canary on another function
+    the program knows, is not knowledge of the task's function: a red team found some twenty
+    such forms the identity rule missed. Only the task's own functions are perturbed and
+    counted (`sebench.grading.evidence`)."""
+    m = seeded_library.table.numpy_to_library()
+    c = seeded_library.table.constructor
+    throughs = [
+        f"(lambda v: float({m['take']}([v, 0.5], [0])[0]))",
+        f"(lambda v: float({m['resize']}([v, 0.5], 1)[0]))",
+        f"(lambda v: float({m['delete']}([v, 0.5], 1)[0]))",
+        f"(lambda v: float({m['compress']}([True, False], [v, 0.5])[0]))",
+        f"(lambda v: float({m['concatenate']}([[v], [0.5]])[0]))",
+        f"(lambda v: float({m['where']}([True, False], [v, v], [0.5, 0.5])[0]))",
+        f"(lambda v: float({m['choose']}([0], [[v], [0.5]])[0]))",
+        f"(lambda v: float({m['insert']}([0.5], 0, v)[0]))",
+        f"(lambda v: float({m['median']}([v, v])))",
+        f"(lambda v: float({m['diagonal']}([[v, 0.5], [0.5, v]])[0]))",
+        f"(lambda v: float({m['full']}(1, repr(float(v)), dtype=float)[0]))",
+        f"(lambda v: float({m['astype']}({c}([repr(float(v))]), float)[0]))",
+        f"(lambda v: float({m['stack']}([{c}(v)])[0]))",
+        # a canary on a function the program knows, not the task's
+        f"(lambda v: v if float({m['median']}([1.0, 3.0])) == 2.0 else v + 1)",
+    ]
+    n = names_of(seeded_library)
+    scalar = [t for t in demo_tasks if all(_is_number(text) for text in t.expected)]
+    # one task of each function, none about a function used above (through its own function a
+    # program shows that it knows it)
+    used = {"take", "resize", "delete", "compress", "concatenate", "where", "choose", "insert"}
+    used |= {"median", "diagonal", "full", "astype", "stack"}
+    chosen = {t.selected_functions[0]: t for t in scalar if t.selected_functions[0] not in used}
+    items = [(t, cheat(t, n, "", "", through)) for t in chosen.values() for through in throughs]
+    verdicts = grade_all(seeded_grader, items)
+    assert len(verdicts) >= 4 * len(throughs)
+    correct = [(task.selected_functions, v) for task, v in verdicts if v.correct]
+    assert correct == [], f"{len(correct)} / {len(verdicts)} graded correct: {correct[:3]}"
+    assert all(v.rule == RULE for _, v in verdicts), [v for _, v in verdicts if v.rule != RULE][:3]
 
 
 # A program that tells the runs apart by what a result is rather than by what it holds: it

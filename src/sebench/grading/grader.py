@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from sebench.data.schema import Task
 from sebench.grading.compare import DEFAULT_TOLERANCE, Tolerance, outputs_match
+from sebench.grading.evidence import evidence_names
 from sebench.grading.extract import (
     MAX_CODE_CHARS,
     MAX_RESPONSE_CHARS,
@@ -351,11 +352,18 @@ class Grader:
                     )
                 if self._changed_cases(rerun, task.expected, computing) >= needed:
                     return Verdict(VerdictKind.CORRECT)
+        if not computing and job.evidence:
+            detail = (
+                "the task's own functions computed nothing in any test case "
+                f"({', '.join(f'{self.table.package}.{name}' for name in job.evidence)})"
+            )
+        else:
+            detail = (
+                "with the library's results perturbed, fewer than half of the test cases in "
+                "which it computed something printed another answer"
+            )
         return Verdict(
-            VerdictKind.NO_LIBRARY,
-            rule="answer-independent-of-library",
-            detail="with the library's results perturbed, fewer than half of the test cases "
-            "in which it computed something printed another answer",
+            VerdictKind.NO_LIBRARY, rule="answer-independent-of-library", detail=_short(detail)
         )
 
     def _changed_cases(
@@ -444,7 +452,12 @@ class Grader:
                     detail="the task names no function and the code defines none",
                 )
             )
-        job = Job(code=code, entry_point=entry_point, test_inputs=tuple(task.test_inputs))
+        job = Job(
+            code=code,
+            entry_point=entry_point,
+            test_inputs=tuple(task.test_inputs),
+            evidence=evidence_names(task.selected_functions, self.table),
+        )
         return Prepared(None, job=job, calls_library=calls_library, numpy_form=numpy_form)
 
     def judge(self, task: Task, prepared: Prepared, execution: Execution) -> Verdict:

@@ -89,38 +89,52 @@ def test_jobs_round_trip_with_any_text():
         protocol.encode_job(code, "solve", ["x=1", "x='\udc80'"]),
         protocol.encode_job("pass", "f", []),
     )
-    assert reader.read() == (code, "solve", ["x=1", "x='\udc80'"], Perturbation.NONE, 2)
-    assert reader.read() == ("pass", "f", [], Perturbation.NONE, 0)
+    assert reader.read() == (code, "solve", ["x=1", "x='\udc80'"], Perturbation.NONE, 2, ())
+    assert reader.read() == ("pass", "f", [], Perturbation.NONE, 0, ())
     assert reader.read() is None
 
 
 @pytest.mark.parametrize("perturbation", list(Perturbation))
 def test_the_perturbation_travels_with_the_job(perturbation):
     reader = job_pipe(protocol.encode_job("pass", "f", ["1", "2"], perturbation, 1))
-    assert reader.read() == ("pass", "f", ["1", "2"], perturbation, 1)
+    assert reader.read() == ("pass", "f", ["1", "2"], perturbation, 1, ())
+
+
+def test_the_evidence_names_travel_with_the_job():
+    frame = protocol.encode_job("pass", "f", ["1"], evidence=("kocito", "rfx.quvohe"))
+    assert job_pipe(frame).read() == (
+        "pass",
+        "f",
+        ["1"],
+        Perturbation.NONE,
+        1,
+        ("kocito", "rfx.quvohe"),
+    )
+    with pytest.raises(ValueError, match="dotted identifiers"):
+        protocol.encode_job("pass", "f", [], evidence=("a,b",))
 
 
 def test_a_malformed_job_is_refused_and_the_next_one_read():
     code = b"pass"
     only_code = struct.pack(">I", len(code)) + code
-    not_utf8 = struct.pack(">IIII", 1, 1, 0, 1) + b"\xff" + b"f" + b"0"
-    not_adding_up = struct.pack(">IIII", 4, 1, 5, 1) + b"passf0"
-    unknown_mode = struct.pack(">IIII", 4, 1, 1, 1) + b"passfx0"
-    mode = protocol.encode_job("pass", "f", [])[protocol.JOB_HEADER.size + 16 + 5 :][:12]
-    more_cases_than_inputs = struct.pack(">IIII", 4, 1, 12, 6) + b"passf" + mode + b"000001"
+    not_utf8 = struct.pack(">IIIII", 1, 1, 0, 1, 0) + b"\xff" + b"f" + b"0"
+    not_adding_up = struct.pack(">IIIII", 4, 1, 5, 1, 0) + b"passf0"
+    unknown_mode = struct.pack(">IIIII", 4, 1, 1, 1, 0) + b"passfx0"
+    mode = protocol.encode_job("pass", "f", [])[protocol.JOB_HEADER.size + 20 + 5 :][:12]
+    more_cases_than_inputs = struct.pack(">IIIII", 4, 1, 12, 6, 0) + b"passf" + mode + b"000001"
     reader = job_pipe(
         protocol.JOB_HEADER.pack(len(only_code), 1) + only_code,
-        protocol.JOB_HEADER.pack(len(not_utf8), 4) + not_utf8,
-        protocol.JOB_HEADER.pack(len(not_adding_up), 4) + not_adding_up,
-        protocol.JOB_HEADER.pack(len(unknown_mode), 4) + unknown_mode,
-        protocol.JOB_HEADER.pack(len(more_cases_than_inputs), 4) + more_cases_than_inputs,
+        protocol.JOB_HEADER.pack(len(not_utf8), 5) + not_utf8,
+        protocol.JOB_HEADER.pack(len(not_adding_up), 5) + not_adding_up,
+        protocol.JOB_HEADER.pack(len(unknown_mode), 5) + unknown_mode,
+        protocol.JOB_HEADER.pack(len(more_cases_than_inputs), 5) + more_cases_than_inputs,
         protocol.encode_job("pass", "f", ["1"]),
     )
     reasons = ("an entry point, a mode", "not UTF-8", "do not add up", "mode", "case count")
     for reason in reasons:
         with pytest.raises(protocol.ProtocolError, match=reason):
             reader.read()
-    assert reader.read() == ("pass", "f", ["1"], Perturbation.NONE, 1)
+    assert reader.read() == ("pass", "f", ["1"], Perturbation.NONE, 1, ())
 
 
 def test_a_job_cut_short_by_the_end_of_the_stream_is_the_end():

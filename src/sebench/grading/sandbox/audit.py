@@ -82,7 +82,9 @@ FRAME_ATTRIBUTES = frozenset(("tb_frame", "gi_frame", "cr_frame", "ag_frame"))
 class Controls:
     """What the harness holds (as locals) to drive the hook in its child."""
 
-    arm: Callable[[Perturbation], None]  # the untrusted code starts now, perturbed or not
+    # the untrusted code starts now, perturbed or not; the calls of the named functions (none
+    # named: of every function) are the only ones perturbed and counted as the library's work
+    arm: Callable[[Perturbation, tuple[str, ...]], None]
     reset: Callable[[], None]  # counts back to zero (before each case)
     # (library calls, the same without the constructor, the official library's failures, the
     # calls whose result was not one of their arguments: perturbation.py)
@@ -100,6 +102,7 @@ def install(
     perturb: Perturber,
     out_positions: dict[int, tuple[int, str, int]],
     refuse_introspection: bool,
+    named_targets: dict[str, frozenset[int]] | None = None,
 ) -> Controls:
     """Add the hook to this process (the fork server, before its zygote exists).
 
@@ -111,7 +114,9 @@ def install(
     `frame_readers`: code objects of trusted functions that call `sys._getframe` (the import
     guard); `perturb`: nudges one raw result, given the call's arguments and the mode;
     `out_positions`: the targets that can write their result into an argument (`out=`), by id,
-    with where that argument stands (perturbation.out_positions).
+    with where that argument stands (perturbation.out_positions); `named_targets`: each library
+    function's name within the package (`kocito`, `rfx.quvohe`) -> the ids of its targets, for
+    `arm`'s evidence names.
     """
     # Everything the hook uses is bound here: the code may rebind this module's globals or any
     # builtin, never these locals.
@@ -131,8 +136,10 @@ def install(
     nudge_result, written_by, out_positions = perturb.nudge, perturb.written, dict(out_positions)
     getframe, get_ident, realpath = sys._getframe, _thread_ident(), os.path.realpath
     type_, list_, str_, bytes_, len_ = type, list, str, bytes, len
-    # armed, nudge or None, calls, non-constructor calls, failures, calls that computed something
-    state: list[Any] = [False, None, 0, 0, 0, 0]
+    named = dict(named_targets or {})
+    # armed, nudge or None, calls, non-constructor calls, failures, calls that computed
+    # something, the evidence targets' ids (None: every target)
+    state: list[Any] = [False, None, 0, 0, 0, 0, None]
 
     def nudger(mode: Perturbation) -> Callable[..., Any]:
         def nudge(
@@ -172,7 +179,16 @@ def install(
         state[2] += 1
         if answer[0] is not True:
             state[3] += 1
-            if state[1] is not None and id_(target) not in conversion_ids:
+            evidence = state[6]
+            if (
+                state[1] is not None
+                and id_(target) not in conversion_ids
+                and (
+                    evidence is None
+                    or id_(target) in evidence
+                    or id_(type_(target)) in evidence  # a `vectorize`d function's call
+                )
+            ):
                 nudge, out = state[1], out_positions.get(id_(target))
                 if out is None:
                     answer[1] = nudge
@@ -256,7 +272,11 @@ def install(
             if not exact or names_proc(fsdecode(path), realpath):
                 raise permission_error(13, "opening /proc (or by a path object) is refused here")
 
-    def arm(perturbation: Perturbation) -> None:
+    def arm(perturbation: Perturbation, evidence: tuple[str, ...] = ()) -> None:
+        # none named, or none of them a function of this library: every function is evidence
+        # (a task that names no function keeps the rule it had)
+        found = frozenset().union(*(named.get(name, frozenset()) for name in evidence))
+        state[6] = found or None
         state[0], state[1] = True, nudges.get(perturbation)
 
     def reset() -> None:

@@ -194,7 +194,7 @@ def _messages(
     os.close(job_fd)
     if job is None:
         exit_now(EXIT_NO_JOB)
-    code, entry, inputs, perturbation, cases = job
+    code, entry, inputs, perturbation, cases, evidence = job
     del job
     t_job = perf()
     yield {
@@ -217,7 +217,9 @@ def _messages(
     # clock and the other entropy are fixed likewise (determinism.py)
     reseed(0)
     fix_coins()
-    arm(perturbation)  # from here on the hook refuses introspection; counts real library calls
+    # from here on the hook refuses introspection, counts real library calls, and perturbs
+    # and counts as the library's work only the calls of the `evidence` functions
+    arm(perturbation, evidence)
     try:
         # `dont_inherit`: this file's `from __future__ import annotations` must not apply to
         # the program (its annotations are evaluated, as under `python`). Compiled here, in

@@ -24,6 +24,9 @@ class Job:
     # run only the first N cases (None: all); every input still travels, so that the child's
     # memory starts out as in the full run (a rerun that decides on a prefix)
     cases: int | None = None
+    # the library functions whose results count as the library's work, named within the
+    # package (`kocito`, `rfx.quvohe`): the task's own (`Grader.evidence`); empty: every one's
+    evidence: tuple[str, ...] = ()
 
 
 class ExecStatus(enum.Enum):

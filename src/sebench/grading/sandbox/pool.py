@@ -187,7 +187,7 @@ class SandboxPool:
         if self._closed or not self._servers:
             raise RuntimeError("the sandbox pool is not running (use it as a context manager)")
         frame = protocol.encode_job(
-            job.code, job.entry_point, job.test_inputs, job.perturbation, job.cases
+            job.code, job.entry_point, job.test_inputs, job.perturbation, job.cases, job.evidence
         )
         server = self._idle.get()
         started = time.perf_counter()

@@ -140,15 +140,19 @@ def encode_job(
     inputs: Sequence[str],
     perturbation: Perturbation = Perturbation.NONE,
     cases: int | None = None,
+    evidence: Sequence[str] = (),
 ) -> bytes:
     """A job frame: `code`, `entry_point`, the mode, how many cases to run (`cases`, None: all),
-    then each case's argument text. TypeError when a field is not text (a caller's bug: nothing
-    is written)."""
+    the library functions whose results count as the library's work (`evidence`, names within
+    the package: `kocito`, `rfx.quvohe`; none: every function's), then each case's argument
+    text. TypeError when a field is not text (a caller's bug: nothing is written)."""
     mode = _MODE_TEXT[Perturbation(perturbation)]
     count = f"{len(inputs) if cases is None else cases:0{_COUNT_DIGITS}d}"
+    if any(not all(part.isidentifier() for part in name.split(".")) for name in evidence):
+        raise ValueError(f"evidence names must be dotted identifiers: {list(evidence)[:5]}")
     fields = [
         str.encode(text, "utf-8", "surrogatepass")
-        for text in (code, entry_point, mode, count, *inputs)
+        for text in (code, entry_point, mode, count, ",".join(evidence), *inputs)
     ]
     body = struct.pack(f">{len(fields)}I", *map(len, fields)) + b"".join(fields)
     if len(body) > MAX_JOB_BYTES:
@@ -163,9 +167,9 @@ class JobReader:
         self.fd = fd
         self._buffer = b""
 
-    def read(self) -> tuple[str, str, list[str], Perturbation, int] | None:
+    def read(self) -> tuple[str, str, list[str], Perturbation, int, tuple[str, ...]] | None:
         """The next job as (code, entry point, argument texts, perturbation, how many cases to
-        run); None at the end of the stream
+        run, the evidence functions' names); None at the end of the stream
         (a job cut short by it included: nobody waits for its result).
 
         A malformed job raises ProtocolError once it has been read whole, so the next one is
@@ -180,8 +184,10 @@ class JobReader:
             return None
         body, self._buffer = self._buffer[JOB_HEADER.size : end], self._buffer[end:]
         lengths_size = 4 * count
-        if count < 4 or lengths_size > size:
-            raise ProtocolError("a job has a code, an entry point, a mode and a case count")
+        if count < 5 or lengths_size > size:
+            raise ProtocolError(
+                "a job has a code, an entry point, a mode, a case count and evidence names"
+            )
         lengths = struct.unpack_from(f">{count}I", body)
         if lengths_size + sum(lengths) != size:
             raise ProtocolError("job fields do not add up to its size")
@@ -195,11 +201,12 @@ class JobReader:
         mode = _MODES.get(fields[2])
         if mode is None:
             raise ProtocolError(f"unknown job mode {fields[2][:20]!r}")
-        inputs = fields[4:]
+        inputs = fields[5:]
         count = fields[3]
         if not (len(count) == _COUNT_DIGITS and count.isdigit() and int(count) <= len(inputs)):
             raise ProtocolError(f"bad case count {count[:20]!r}")
-        return fields[0], fields[1], inputs, mode, int(count)
+        evidence = tuple(fields[4].split(",")) if fields[4] else ()
+        return fields[0], fields[1], inputs, mode, int(count), evidence
 
     def _fill(self, size: int) -> bool:
         """Read until the buffer holds `size` bytes, not one more (what follows is the next

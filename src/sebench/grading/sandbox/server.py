@@ -154,6 +154,24 @@ def warm_up(module: ModuleType, package: str) -> None:
                 repr(result)
 
 
+def _named_targets(package: str) -> dict[str, frozenset[int]]:
+    """Each library function's name within the package (`kocito`, `rfx.quvohe`) -> the id of
+    the NumPy function it calls, resolved as the library's loader resolves it: what a job's
+    evidence names stand for (`audit.install`)."""
+    named: dict[str, frozenset[int]] = {}
+    try:
+        table = importlib.import_module(f"{package}._table")
+        resolve = importlib.import_module(f"{package}._loader")._resolve
+    except (ImportError, AttributeError):  # not a built library (a test's stand-in): no names
+        return named
+    for prefix, entries in (("", table.TOP_LEVEL), (f"{table.SUBMODULE}.", table.LINALG)):
+        for numpy_name, name in entries:
+            target = resolve(numpy_name)
+            if target is not None:
+                named[prefix + name] = frozenset((id(target),))
+    return named
+
+
 class Server:
     def __init__(self, config: SandboxConfig, library: dict, jobs: int) -> None:
         self.config = config
@@ -168,6 +186,7 @@ class Server:
         modules = [sys.modules[package], sys.modules[f"{package}.{library['submodule']}"]]
         functions = [getattr(module, name, None) for module in modules for name in dir(module)]
         targets = audit.closure_contents(functions, frozenset(library_files))
+        named_targets = _named_targets(package)
         preimport(NUMPY_PREIMPORTS if config.allow_numpy else ())
         warm_up(sys.modules[package], package)
         self.isolation = isolation.setup_server(config, protected=[library["root"]])
@@ -194,6 +213,7 @@ class Server:
             perturb=perturb,
             out_positions=perturbation.out_positions(numpy, targets),
             refuse_introspection=guard_introspection,
+            named_targets=named_targets,
         )
         # The server's environment (already free of the grader's variables) is the children's.
         os.environ["HOME"] = os.environ["TMPDIR"] = self.isolation.scratch

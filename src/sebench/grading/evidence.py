@@ -1,0 +1,59 @@
+"""Which library calls count as a task's library work: the calls of the task's own functions.
+
+The rule "the answer depends on the library" (`Grader.confirm_dependence`) reruns a correct
+answer with the library's results perturbed. Counting every function's results made any call
+that hands data back a way to launder a plain-Python answer: `copyto`, `take` of every index,
+`where`, `concatenate` of the answer's pieces, a cast of its text (red teams found some twenty
+forms; each closed form had a neighbour), and it let a program that tells the runs apart with a
+canary on any function it knows answer plainly. SE-Bench asks whether a model knows the task's
+functions, so only their results are perturbed and counted: a program that launders or checks
+through another function earns nothing by it, and one that does so through the task's own
+function has shown that it knows it. Functions NumPy documents as the same function under
+another name count alike (`amax` and `max`), as does a task's bare name for a `linalg`
+function (`cross`: `cross` and `linalg.cross`). A task that names no function of the library
+(generated or custom rows) counts every function's results, as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from sebench.library.table import NameTable
+
+# NumPy's documented aliases that are separate objects (those that are the same object, `abs`
+# and `absolute`, `pow` and `power`, resolve to one target anyway).
+EQUIVALENT: tuple[frozenset[str], ...] = tuple(
+    frozenset(group)
+    for group in (
+        ("amax", "max"),
+        ("amin", "min"),
+        ("around", "round", "round_"),
+        ("prod", "product"),
+        ("cumprod", "cumproduct"),
+        ("any", "sometrue"),
+        ("all", "alltrue"),
+        ("vstack", "row_stack"),
+        ("trapezoid", "trapz"),
+        ("isin", "in1d"),
+        ("concatenate", "concat"),
+        ("transpose", "permute_dims"),
+    )
+)
+
+
+def evidence_names(functions: Iterable[str], table: NameTable) -> tuple[str, ...]:
+    """The library names within the package (`kocito`, `rfx.quvohe`) of `functions` (NumPy
+    names, as a task's `selected_functions` gives them), their documented aliases and, for a
+    bare name, its `linalg` namesake; () when none is a function of the library (then every
+    function counts)."""
+    library = table.numpy_to_library()
+    prefix = f"{table.package}."
+    wanted: set[str] = set()
+    for name in functions:
+        bare = name.removeprefix("linalg.")
+        for group in (*(g for g in EQUIVALENT if bare in g), frozenset((bare,))):
+            for alias in group:
+                wanted.update((alias, f"linalg.{alias}"))
+        wanted.add(name)
+    found = {library[name].removeprefix(prefix) for name in wanted if name in library}
+    return tuple(sorted(found))
