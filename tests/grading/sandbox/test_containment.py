@@ -208,3 +208,27 @@ def test_scratch_is_capped_when_python_lives_under_tmp(numpy_under_tmp: str, tmp
     assert int(written) <= 8
     # other processes share the host's /tmp: allow some noise, far below the 16 MiB attempted
     assert int(host_used_mb) < 4
+
+
+NEST_JOB = textwrap.dedent(
+    """
+    import os
+
+    def solve(depth):
+        os.chdir(os.environ["TMPDIR"])
+        for _ in range(depth):
+            os.mkdir("d")
+            os.chdir("d")
+        return len(os.listdir(os.environ["TMPDIR"]))
+    """
+)
+
+
+def test_a_deeply_nested_scratch_tree_is_removed_and_the_server_goes_on(pool):
+    """A job that nests 1,200 folders (a red team's): the clean-up once recursed per level,
+    raised RecursionError and ended the server, so the next job on it was `infra_error`."""
+    first = pool.run(Job(NEST_JOB, "solve", ("depth=1200",)))
+    assert first.status is ExecStatus.OK, first
+    for _ in range(pool.config.workers + 1):  # whichever server runs it
+        after = pool.run(Job(NEST_JOB, "solve", ("depth=0",)))
+        assert after.status is ExecStatus.OK and after.cases[0].printed == "0", after

@@ -31,7 +31,6 @@ import importlib  # noqa: E402
 import json  # noqa: E402
 import secrets  # noqa: E402
 import select  # noqa: E402
-import shutil  # noqa: E402
 import site  # noqa: E402 - under -S (see isolation.server_command) it only defines functions
 import time  # noqa: E402
 from types import ModuleType  # noqa: E402
@@ -524,18 +523,35 @@ class Server:
                 raise zygote.ZygoteLost("zygote exited")
         while select.select([self.results], [], [], 0)[0]:  # every writer is dead now
             os.read(self.results, 1 << 16)
-        scratch = self.isolation.scratch
+        _empty(self.isolation.scratch)
+
+
+def _empty(folder: str) -> None:
+    """Remove everything inside `folder`, never following a link, at any depth: without
+    recursion (`shutil.rmtree` recurses once per level: 1,200 nested folders raised
+    RecursionError, which ended the server, and the next job on it was `infra_error`; a red
+    team's), and nothing it meets can raise."""
+    found: list[tuple[str, bool]] = []  # (path, is a folder), parents before their contents
+    pending = [folder]
+    while pending:
         try:
-            leftovers = os.listdir(scratch)
+            entries = list(os.scandir(pending.pop()))
         except OSError:
-            leftovers = []
-        for name in leftovers:
-            path = os.path.join(scratch, name)
-            if os.path.isdir(path) and not os.path.islink(path):
-                shutil.rmtree(path, ignore_errors=True)
+            continue
+        for entry in entries:
+            try:
+                is_folder = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                is_folder = False
+            found.append((entry.path, is_folder))
+            if is_folder:
+                pending.append(entry.path)
+    for path, is_folder in reversed(found):  # contents before their folders
+        with contextlib.suppress(OSError):
+            if is_folder:
+                os.rmdir(path)
             else:
-                with contextlib.suppress(OSError):
-                    os.unlink(path)
+                os.unlink(path)
 
 
 def _sources(folder: str) -> set[str]:
