@@ -25,3 +25,13 @@ def test_documented_aliases_and_a_bare_linalg_name_count_alike(seeded_library):
 def test_a_task_that_names_no_function_of_the_library_counts_every_function(seeded_library):
     assert evidence_names([], seeded_library.table) == ()
     assert evidence_names(["no_such_function"], seeded_library.table) == ()
+
+
+def test_the_rows_rerun_is_only_for_functions_whose_values_are_undefined(seeded_library):
+    from sebench.grading.evidence import needs_rows
+
+    table = seeded_library.table
+    assert needs_rows(["empty"], evidence_names(["empty"], table))
+    assert needs_rows(["empty_like"], evidence_names(["empty_like"], table))
+    assert not needs_rows(["ones_like"], evidence_names(["ones_like"], table))
+    assert needs_rows([], ())  # a task that names no function keeps every rerun

@@ -679,6 +679,59 @@ def _is_number(text: str) -> bool:
         return False
 
 
+BLIND_ROWS_CANARY = """
+import {package}
+
+def _rows_run():
+    # every name of the library on a probe of three distinct values: no real result has four
+    # entries with the last two equal (or two equal rows of three), the rows rerun's signature
+    probe = {constructor}([0.25, 0.5, 0.75])
+    for f in [{functions}]:
+        try:
+            r = f(probe)
+            if r.ndim == 1 and len(r) == 4 and r[3] == r[2]:
+                return True
+            if r.ndim == 2 and r.shape == (2, 3) and all(a == b for a, b in zip(r[0], r[1])):
+                return True
+        except Exception:
+            pass
+    return False
+
+def {entry}(*args, **kwargs):
+    wrong = _rows_run()
+    answer = ANSWERS[repr((args, sorted(kwargs.items())))]
+    return answer + "!" if wrong else answer
+
+ANSWERS = {answers!r}
+"""
+
+
+def test_a_blind_canary_on_the_rows_rerun_is_not_library_use(grader, dev_tasks, official_library):
+    """The rows rerun grows a result by a copy of its last row: a program that calls every name
+    on a probe and looks for that shape finds the rerun knowing no function (a red team's,
+    `correct` on the `ones_like` and `vstack` tasks). The rows rerun now runs only for
+    functions whose values are undefined (`empty`), where it is the only possible evidence."""
+    table = official_library.table
+    names = ", ".join(table.numpy_to_library().values())
+    chosen = [t for t in dev_tasks if t.selected_functions[0] in ("ones_like", "vstack")]
+    assert len(chosen) == 2
+    items = [
+        (
+            t,
+            BLIND_ROWS_CANARY.format(
+                package=table.package,
+                constructor=table.constructor,
+                functions=names,
+                entry=t.entry_point,
+                answers={_key(i): e for i, e in zip(t.test_inputs, t.expected, strict=True)},
+            ),
+        )
+        for t in chosen
+    ]
+    verdicts = grade_all(grader, items)
+    assert [v.kind for _, v in verdicts] == [VerdictKind.NO_LIBRARY] * 2, verdicts
+
+
 def test_every_irrelevant_call_on_the_dev_set_is_refused(grader, dev_tasks, official_library):
     check_cheats(grader, list(dev_tasks), names_of(official_library))
 

@@ -57,3 +57,19 @@ def evidence_names(functions: Iterable[str], table: NameTable) -> tuple[str, ...
         wanted.add(name)
     found = {library[name].removeprefix(prefix) for name in wanted if name in library}
     return tuple(sorted(found))
+
+
+# Functions whose results hold no defined values: an honest answer about them can only read a
+# shape, so only the rows rerun (an array one row longer) can show that it depends on them.
+UNDEFINED_VALUES = frozenset({"empty", "empty_like"})
+
+
+def needs_rows(functions: Iterable[str], evidence: tuple[str, ...]) -> bool:
+    """Whether the rows rerun is tried for a task about `functions` (with those `evidence`
+    names): for a function of `UNDEFINED_VALUES`, or a task that names no function of the
+    library. Elsewhere values carry the answer, and a grown result is recognisable knowing no
+    function (a red team's program called every name on a 3-element probe and looked for a
+    4-row result whose last two rows were equal: `correct` on two dev tasks)."""
+    return not evidence or any(
+        name.removeprefix("linalg.") in UNDEFINED_VALUES for name in functions
+    )

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from sebench.data.schema import Task
 from sebench.grading.compare import DEFAULT_TOLERANCE, Tolerance, outputs_match
-from sebench.grading.evidence import evidence_names
+from sebench.grading.evidence import evidence_names, needs_rows
 from sebench.grading.extract import (
     MAX_CODE_CHARS,
     MAX_RESPONSE_CHARS,
@@ -312,11 +312,13 @@ class Grader:
     def confirm_dependence(self, task: Task, job: Job, first: Execution) -> Verdict:
         """The rule "the answer depends on the library", for an answer judged correct (`first`
         is its run): run all its test cases again with the library's results perturbed
-        (sandbox/perturbation.py: values, then rows, then values negated). The answer came from
-        the library
-        only when, in one of those runs, at least half of the cases in which the library
-        computed something (in the first run: a call whose result was not one of its
-        arguments) print another answer.
+        (sandbox/perturbation.py: values, then rows where only a shape can tell, then values
+        negated). Only the task's own functions' results are perturbed and counted
+        (`sebench.grading.evidence`). The answer came from the library only when, in one of
+        those reruns, at least half of the cases in which they computed something (in the first
+        run: a call whose result was not one of its arguments) print another answer. Not half
+        of all the cases: the task's function may compute nothing on some inputs (`abs` of
+        positive numbers), and an honest answer must not be refused for them.
 
         A bare call, an unused result or a call inside `try/except: pass` change no answer, and
         a call that hands its argument back (`ravel` of a flat list) computes nothing. Only a
@@ -336,12 +338,15 @@ class Grader:
             # Values first on the shortest prefix that can decide (a prefix runs as the full
             # run does up to its end: every input travels, each case's text is read just before
             # its call, and the child's memory is laid out alike, so `id()` is no tell), then on
-            # all the cases, then rows, then values negated (for answers read through a sign).
+            # all the cases, then rows (only where values cannot tell: `needs_rows`), then
+            # values negated (for answers read through a sign).
             prefix = computing[needed - 1] + 1
             runs = [(Perturbation.VALUES, prefix)]
             if prefix < len(inputs):
                 runs.append((Perturbation.VALUES, len(inputs)))
-            runs += [(Perturbation.ROWS, len(inputs)), (Perturbation.FLIPPED, len(inputs))]
+            if needs_rows(task.selected_functions, job.evidence):
+                runs.append((Perturbation.ROWS, len(inputs)))
+            runs.append((Perturbation.FLIPPED, len(inputs)))
             for perturbation, count in runs:
                 rerun = self.execute(
                     dataclasses.replace(job, perturbation=perturbation, cases=count)
@@ -352,11 +357,15 @@ class Grader:
                     )
                 if self._changed_cases(rerun, task.expected, computing) >= needed:
                     return Verdict(VerdictKind.CORRECT)
-        if not computing and job.evidence:
-            detail = (
-                "the task's own functions computed nothing in any test case "
-                f"({', '.join(f'{self.table.package}.{name}' for name in job.evidence)})"
+        if not computing:
+            whose = (
+                "the library"
+                if not job.evidence
+                else "the task's own functions ("
+                + ", ".join(f"{self.table.package}.{name}" for name in job.evidence)
+                + ")"
             )
+            detail = f"{whose} computed nothing in any test case"
         else:
             detail = (
                 "with the library's results perturbed, fewer than half of the test cases in "
