@@ -181,3 +181,13 @@ def test_an_explicit_bf16_setting_decides_the_precision(tiny_model):
 def test_settings_that_train_nothing_are_refused(bad):
     with pytest.raises(SebenchError, match="must be"):
         SFTTrainingConfig(**bad)
+
+
+def test_a_freeze_fraction_below_one_always_leaves_a_layer_to_train():
+    """The demo freezes 0.8 of SmolLM2's 30 layers (24); on the 2-layer test model that
+    rounded to both, and the demo refused to train."""
+    from sebench.training.sft import frozen_layer_count
+
+    assert frozen_layer_count(30, 0.8) == 24 and frozen_layer_count(30, 0.33) == 10
+    assert frozen_layer_count(2, 0.8) == 1 and frozen_layer_count(2, 0.5) == 1
+    assert frozen_layer_count(2, 1.0) == 2  # explicit: refused later with its own message

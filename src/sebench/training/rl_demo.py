@@ -97,8 +97,8 @@ def _demo_rl() -> GRPOSettings:
         # Ours: the paper's 1e-6 moves nothing in 2 steps; a quarter of the SFT demo's 2e-4.
         # Chosen before any RL run, not tuned on the table.
         learning_rate=5e-5,
-        # RL trains what the SFT demo trains (its bottom third and the embeddings, tied to the
-        # output head, frozen), in every arm: with every weight trainable SFT->RL degenerated
+        # RL trains what its SFT arm trains (`SFTTrainingConfig`'s laptop defaults: the bottom
+        # third and the embeddings, tied to the output head, frozen), in every arm: with every weight trainable SFT->RL degenerated
         # into repeating one name on all three seeds (18.1% -> 1.4%), with the freezing on one
         # (-> 11.1%, docs/training.md); frozen layers also skip part of the backward pass.
         freeze_fraction=SFTTrainingConfig().freeze_fraction,

@@ -150,7 +150,10 @@ def apply_freezing(model: Any, fraction: float, embeddings: bool) -> None:
 
 
 def frozen_layer_count(layers: int, fraction: float) -> int:
-    return int(round(layers * fraction))
+    """The lower `fraction` of `layers`, rounded; below 1 it always leaves one layer to train
+    (the demo's 0.8 of a 2-layer test model would otherwise freeze both)."""
+    count = int(round(layers * fraction))
+    return min(count, layers - 1) if fraction < 1 else count
 
 
 def _apply_lora(model: Any, config: SFTTrainingConfig) -> Any:
