@@ -27,11 +27,22 @@ def test_a_task_that_names_no_function_of_the_library_counts_every_function(seed
     assert evidence_names(["no_such_function"], seeded_library.table) == ()
 
 
-def test_the_rows_rerun_is_only_for_functions_whose_values_are_undefined(seeded_library):
+def test_the_rows_rerun_is_only_for_functions_whose_results_are_only_a_shape(seeded_library):
     from sebench.grading.evidence import needs_rows
 
     table = seeded_library.table
     assert needs_rows(["empty"], evidence_names(["empty"], table))
     assert needs_rows(["empty_like"], evidence_names(["empty_like"], table))
+    assert needs_rows(["atleast_2d"], evidence_names(["atleast_2d"], table))
     assert not needs_rows(["ones_like"], evidence_names(["ones_like"], table))
+    assert not needs_rows(["vstack"], evidence_names(["vstack"], table))
     assert needs_rows([], ())  # a task that names no function keeps every rerun
+
+
+def test_a_task_about_a_conversion_alone_counts_every_function(seeded_library):
+    """The constructor and the conversions hand their argument back and are never perturbed:
+    a task about them alone would be unanswerable, so its answer's other calls count."""
+    table = seeded_library.table
+    assert evidence_names(["asarray"], table) == ()
+    assert evidence_names(["array"], table) == ()
+    assert evidence_names(["asarray", "mean"], table) == evidence_names(["mean"], table)

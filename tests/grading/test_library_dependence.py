@@ -256,7 +256,8 @@ def test_an_answer_handed_back_from_a_container_or_written_in_place_does_not_dep
     """The same class, in the forms a red team found: the array inside a list argument handed
     back (`concatenate([a])`, `hstack`, `block`, `amax([v])`), an item of a list result
     (`atleast_1d(a, a)[0]`), and a buffer an in-place call fills with what it was given
-    (`copyto`, `put` at every index, `putmask` and `place` with every element chosen)."""
+    (`copyto`, `put` at every index, `putmask` and `place` with every element chosen). The
+    first two are identities; all of them are calls of functions other than the task's."""
     m = seeded_library.table.numpy_to_library()
     c = seeded_library.table.constructor
 

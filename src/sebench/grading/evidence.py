@@ -41,11 +41,20 @@ EQUIVALENT: tuple[frozenset[str], ...] = tuple(
 )
 
 
+# The constructor and the conversions hand their argument back: never perturbed, they cannot be
+# a task's evidence. A task about them alone keeps the rule for every function (its answer's
+# other calls count, as before the task's-functions rule).
+HANDED_BACK = frozenset(
+    {"array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "copy"}
+)
+
+
 def evidence_names(functions: Iterable[str], table: NameTable) -> tuple[str, ...]:
     """The library names within the package (`kocito`, `rfx.quvohe`) of `functions` (NumPy
     names, as a task's `selected_functions` gives them), their documented aliases and, for a
-    bare name, its `linalg` namesake; () when none is a function of the library (then every
-    function counts)."""
+    bare name, its `linalg` namesake; () when none is a function of the library, or all are
+    conversions (`HANDED_BACK`): then every function counts."""
+    functions = [name for name in functions if name not in HANDED_BACK]
     library = table.numpy_to_library()
     prefix = f"{table.package}."
     wanted: set[str] = set()
@@ -59,17 +68,36 @@ def evidence_names(functions: Iterable[str], table: NameTable) -> tuple[str, ...
     return tuple(sorted(found))
 
 
-# Functions whose results hold no defined values: an honest answer about them can only read a
+# Functions whose results hold no defined values (`empty`) or only their input's values in
+# another shape (`atleast_2d`, `moveaxis`): an honest answer about them may read nothing but a
 # shape, so only the rows rerun (an array one row longer) can show that it depends on them.
-UNDEFINED_VALUES = frozenset({"empty", "empty_like"})
+SHAPE_ONLY = frozenset(
+    {
+        "empty",
+        "empty_like",
+        "atleast_1d",
+        "atleast_2d",
+        "atleast_3d",
+        "expand_dims",
+        "squeeze",
+        "reshape",
+        "ravel",
+        "moveaxis",
+        "rollaxis",
+        "swapaxes",
+        "transpose",
+        "permute_dims",
+        "matrix_transpose",
+        "broadcast_to",
+        "broadcast_arrays",
+    }
+)
 
 
 def needs_rows(functions: Iterable[str], evidence: tuple[str, ...]) -> bool:
     """Whether the rows rerun is tried for a task about `functions` (with those `evidence`
-    names): for a function of `UNDEFINED_VALUES`, or a task that names no function of the
-    library. Elsewhere values carry the answer, and a grown result is recognisable knowing no
-    function (a red team's program called every name on a 3-element probe and looked for a
-    4-row result whose last two rows were equal: `correct` on two dev tasks)."""
-    return not evidence or any(
-        name.removeprefix("linalg.") in UNDEFINED_VALUES for name in functions
-    )
+    names): for a function of `SHAPE_ONLY`, or a task that names no function of the library.
+    Elsewhere values carry the answer, and a grown result is recognisable knowing no function
+    (a red team's program called every name on a 3-element probe and looked for a 4-row result
+    whose last two rows were equal: `correct` on the `ones_like` and `vstack` dev tasks)."""
+    return not evidence or any(name.removeprefix("linalg.") in SHAPE_ONLY for name in functions)

@@ -96,24 +96,24 @@ def test_each_item_of_a_result_that_is_an_argument_handed_back_stays_as_it_is():
     assert _run(np.histogram, (a,), {"bins": edges})[1]
 
 
-def test_an_in_place_call_that_writes_what_it_was_given_computes_nothing():
-    """`copyto(buffer, answer)`, `put(buffer, range(n), answer)`, `putmask`/`place` with every
-    element chosen: the buffer then holds another argument (a red team's, `correct` on four
-    tasks); writing some elements only is the call's work (an honest `put` task)."""
-    answer = np.array([4.0, 8.0, 15.0])
-    for function, args in (
-        (np.copyto, (np.zeros(3), answer)),
-        (np.copyto, (np.zeros(3), [4.0, 8.0, 15.0])),
-        (np.put, (np.zeros(3), [0, 1, 2], answer)),
-        (np.putmask, (np.zeros(3), [True, True, True], answer)),
-        (np.place, (np.zeros(3), [True, True, True], answer)),
-    ):
-        buffer = args[0]
-        _, computed = _run(function, args)
-        assert not computed and np.array_equal(buffer, answer), function.__name__
+def test_an_in_place_call_is_nudged_only_where_it_wrote():
+    """`put` at one index: that element moves in a perturbed run, the others stay (a `put`
+    task's honest answer). Writing every element with another argument (`copyto(buffer,
+    answer)`) is nudged too: only the task's own functions are perturbed at all
+    (`sebench.grading.evidence`), and copying is what a `copyto` task asks for."""
     buffer = np.zeros(3)
     assert _run(np.put, (buffer, [1], [5.0]))[1]
-    assert buffer[1] != 5.0 and buffer[0] == 0.0  # nudged where it wrote, only there
+    assert buffer[1] != 5.0 and buffer[0] == 0.0 and buffer[2] == 0.0
+    buffer = np.zeros(3)
+    assert _run(np.copyto, (buffer, np.array([4.0, 8.0, 15.0])))[1]
+    assert buffer.tolist() != [4.0, 8.0, 15.0]
+
+
+def test_text_gets_one_more_digit():
+    """A `binary_repr` task's answer is text: nudged, it still reads as a number."""
+    value, computed = _run(np.binary_repr, (5,))
+    assert computed and value == "1011" and int(value, 2) == 11
+    assert _run(np.binary_repr, (5,), mode=Perturbation.FLIPPED)[0] == "1010"
 
 
 def test_booleans_are_not_the_numbers_zero_and_one():

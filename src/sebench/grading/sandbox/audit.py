@@ -177,26 +177,22 @@ def install(
         if not genuine or type_(answer) is not list_ or len_(answer) != 2:
             return
         state[2] += 1
-        if answer[0] is not True:
+        constructor = answer[0] is True
+        if not constructor:
             state[3] += 1
-            evidence = state[6]
-            if (
-                state[1] is not None
-                and id_(target) not in conversion_ids
-                and (
-                    evidence is None
-                    or id_(target) in evidence
-                    or id_(type_(target)) in evidence  # a `vectorize`d function's call
-                )
-            ):
-                nudge, out = state[1], out_positions.get(id_(target))
-                if out is None:
-                    answer[1] = nudge
-                else:  # it may write into an argument: what that held goes with the nudge
-                    written = written_by(target, call_args, call_kwargs, out)
-                    answer[1] = lambda result, args, kwargs: nudge(
-                        result, args, kwargs, written, False
-                    )
+        evidence = state[6]
+        # never the constructor and the conversions (they hand their argument back); of the
+        # rest, the task's own functions (`arm`), a `vectorize`d function by its type
+        counted = not constructor and id_(target) not in conversion_ids
+        if evidence is not None:
+            counted = counted and (id_(target) in evidence or id_(type_(target)) in evidence)
+        if counted and state[1] is not None:
+            nudge, out = state[1], out_positions.get(id_(target))
+            if out is None:
+                answer[1] = nudge
+            else:  # it may write into an argument: what that held goes with the nudge
+                written = written_by(target, call_args, call_kwargs, out)
+                answer[1] = lambda result, args, kwargs: nudge(result, args, kwargs, written, False)
 
     def official_failure() -> None:
         # counted when `_runtime.official_failure` raised it, called from the library's code

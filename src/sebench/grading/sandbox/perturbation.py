@@ -24,14 +24,15 @@ computes nothing (`positive`, `ravel` of a flat array, `reshape` to its own shap
 is already round, `concatenate([a])`), and a plain-Python answer passed through it must not
 depend on the library; so is each item of a list or tuple result that is an argument handed
 back. A call that writes its result into an argument (`out=`, `copyto`, ...) computed something
-if it changed that argument, unless it then holds another argument (`copyto(buffer, answer)`),
-and is nudged where it wrote: the buffer then holds what the same call without `out=` returns,
-so the two cannot tell the runs apart.
+if it changed that argument, and is nudged where it wrote: the buffer then holds what the same
+call without `out=` returns, so the two cannot tell the runs apart. (`copyto(buffer, answer)`
+hands an argument back too, but only a call of the task's own functions counts, and copying is
+what a `copyto` task asks for: `sebench.grading.evidence`.)
 
 The unperturbed run does the same work and throws it away, and object arrays keep their values
 (nudging them runs Python per element): a program must not be able to time the runs apart, or
-to make the rerun slow enough to time out. A value of a kind not listed (text, None, a dtype) is
-returned unchanged.
+to make the rerun slow enough to time out. Text gets one more digit; a value of a kind not listed
+(None, a dtype) is returned unchanged.
 """
 
 from __future__ import annotations
@@ -148,6 +149,11 @@ def perturber(np: Any) -> Perturber:
         kind = type(value)
         if kind is bool:
             return not value
+        if kind is str:
+            # a digit more: text read as a number stays a number (`int(binary_repr(x), 2)`);
+            # only the task's own functions are perturbed, so a formatting function launders
+            # nothing on another task (`sebench.grading.evidence`)
+            return value + ("0" if flip else "1")
         if kind is int or kind is float or kind is complex:
             return moved(value, kind is int, flip)
         if isinstance(value, ndarray | generic):
@@ -316,13 +322,9 @@ def perturber(np: Any) -> Perturber:
 
         `put`, `place`, `putmask`, `copyto`, `fill_diagonal`: nudged on the elements the call
         writes (found from two trial calls, see `written`), wherever their earlier contents."""
-        kind, parts, *others = written
+        kind, parts = written
         if kind == "at":
             try:
-                # written with what the call was given, cast (`copyto(buf, answer)`, `put(buf,
-                # range(n), answer)`): handed back, nothing computed (a red team's)
-                if any(handed_back(array, others[0]) for array, _ in parts):
-                    return result, False
                 masks = [(array, mask) for array, mask in parts if mask.any()]
                 each = [(variants(array, False), mask) for array, mask in masks]
                 made = {m: [v[m][mask] for v, mask in each] for m in Perturbation}
@@ -372,9 +374,8 @@ def perturber(np: Any) -> Perturber:
         """Before the call, what `in_place` needs. `out=` (the keyword): ("out", (what the call
         returns without `out=`, or `_NOTHING` when that equals another argument; the buffer
         given for each output or None; `where=`)). Any other (`put`, ...): ("at", [(array, the
-        elements the call writes)], what else it was given (`inputs`)), the elements found by
-        making the call on two copies holding different values: an element written with the
-        value it held is still found."""
+        elements the call writes)]), found by making the call on two copies holding different
+        values: an element written with the value it held is still found."""
         position, keyword, count = where
         given = kwargs.get(keyword)
         by_keyword = given is not None
@@ -383,7 +384,7 @@ def perturber(np: Any) -> Perturber:
         if keyword != "out":
             array = given[0] if type(given) is tuple else given
             if not isinstance(array, ndarray):
-                return ("at", [], [])
+                return ("at", [])
             held = values(array, False)  # a new array, but for kinds it leaves alone
             first, second = array.copy(), held.copy()
             for trial in (first, second):
@@ -394,11 +395,7 @@ def perturber(np: Any) -> Perturber:
                     trial_args[position] = trial
                     target(*trial_args, **kwargs)
             mask = where_changed(first, array) | where_changed(second, held)
-            if by_keyword:
-                others = inputs(tuple(args), {k: v for k, v in kwargs.items() if k != keyword})
-            else:
-                others = inputs((*args[:position], *args[position + 1 :]), kwargs)
-            return ("at", [(array, mask)], others)
+            return ("at", [(array, mask)])
         parts = given if type(given) is tuple else (given,)
         if all(part is None for part in parts):
             # no buffer (the usual call of a function that takes `out=`): an ordinary result
