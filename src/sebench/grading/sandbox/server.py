@@ -153,6 +153,17 @@ def warm_up(module: ModuleType, package: str) -> None:
                 repr(result)
 
 
+def _time_text(value: object) -> bool:
+    """A start frame's time: `child.TIME_FORMAT` text of a number."""
+    if type(value) is not str or len(value) != 24:
+        return False
+    try:
+        float(value)
+    except ValueError:
+        return False
+    return True
+
+
 def _named_targets(package: str) -> dict[str, frozenset[int]]:
     """Each library function's name within the package (`kocito`, `rfx.quvohe`) -> the id of
     the NumPy function it calls, resolved as the library's loader resolves it: what a job's
@@ -374,12 +385,15 @@ class Server:
         # from the child having its job to its end
         timings = {"reaped_before": self.reap_seconds}
         if start:
-            timings["total"] = t_killed - start["t_job"]
-            timings["fork"] = start["t_start"] - t0
-            timings["isolation"] = start["t_isolated"] - start["t_start"]
+            t_start, t_isolated, t_job = (
+                float(start[k]) for k in ("t_start", "t_isolated", "t_job")
+            )
+            timings["total"] = t_killed - t_job
+            timings["fork"] = t_start - t0
+            timings["isolation"] = t_isolated - t_start
             end = (state["done"] or {}).get("t_end")
             if isinstance(end, float):
-                timings["run"] = end - start["t_job"]
+                timings["run"] = end - t_job
         status, detail = self._status(state, timed_out, len(cases))
         for case in cases:
             for key in ("kind", "index", "memory", "output_limit", "nonce"):
@@ -420,9 +434,7 @@ class Server:
         if state["start"] is None:
             if (
                 kind != "start"
-                or not all(
-                    isinstance(frame.get(k), float) for k in ("t_start", "t_isolated", "t_job")
-                )
+                or not all(_time_text(frame.get(k)) for k in ("t_start", "t_isolated", "t_job"))
                 or type(frame.get("cases")) is not int
                 or frame["cases"] < 0
             ):
