@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from sebench.grading.sandbox.perturbation import CONVERSIONS
 from sebench.library.table import NameTable
 
 # NumPy's documented aliases that are separate objects (those that are the same object, `abs`
@@ -44,9 +45,7 @@ EQUIVALENT: tuple[frozenset[str], ...] = tuple(
 # The constructor and the conversions hand their argument back: never perturbed, they cannot be
 # a task's evidence. A task about them alone keeps the rule for every function (its answer's
 # other calls count, as before the task's-functions rule).
-HANDED_BACK = frozenset(
-    {"array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "copy"}
-)
+HANDED_BACK = frozenset({"array", *CONVERSIONS})
 
 
 def evidence_names(functions: Iterable[str], table: NameTable) -> tuple[str, ...]:
@@ -63,7 +62,6 @@ def evidence_names(functions: Iterable[str], table: NameTable) -> tuple[str, ...
         for group in (*(g for g in EQUIVALENT if bare in g), frozenset((bare,))):
             for alias in group:
                 wanted.update((alias, f"linalg.{alias}"))
-        wanted.add(name)
     found = {library[name].removeprefix(prefix) for name in wanted if name in library}
     return tuple(sorted(found))
 

@@ -358,13 +358,10 @@ class Grader:
                 if self._changed_cases(rerun, task.expected, computing) >= needed:
                     return Verdict(VerdictKind.CORRECT)
         if not computing:
-            whose = (
-                "the library"
-                if not job.evidence
-                else "the task's own functions ("
-                + ", ".join(f"{self.table.package}.{name}" for name in job.evidence)
-                + ")"
-            )
+            whose = "the library"
+            if job.evidence:
+                names = ", ".join(f"{self.table.package}.{name}" for name in job.evidence)
+                whose = f"the task's own functions ({names})"
             detail = f"{whose} computed nothing in any test case"
         else:
             detail = (

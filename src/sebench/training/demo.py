@@ -55,8 +55,9 @@ def demo_sft() -> SFTTrainingConfig:
     """The demo's training: the laptop recipe (`SFTTrainingConfig`'s defaults) with only the top
     fifth of the layers trained (6 of SmolLM2's 30, not 20) at twice the learning rate (4e-4)
     and 6 examples a step instead of 8. Backward then stops after 6 layers and a step is
-    little more than its forward pass: training took 133 s instead of 290 s with AVX-512 off
-    (docs/demo.md), for CPUs without bf16, where the demo took 13 minutes (issue 11).
+    little more than its forward pass: training took 160 s instead of 290 s with AVX-512 off
+    (the demo 207 s instead of 333 s, docs/demo.md), for CPUs without bf16, where the demo took
+    13 minutes (issue 11).
     Measured in fp32 on the held-out prompts, seeds 0/1/2: closed-SFT 23/23/23 of 24 (the
     previous recipe: 23/24 on seed 0), open-SFT 0/24 without docs and 24/24 with them on every
     seed. Rejected on the way (seed 0): LoRA rank 32 on the same 20 layers (4/24, and no

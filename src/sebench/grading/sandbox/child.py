@@ -37,7 +37,6 @@ EXIT_ISOLATION_FAILED = 97
 # stream cannot be followed any more (a job announced over the cap).
 EXIT_NO_JOB, EXIT_BAD_JOB, EXIT_STREAM_BROKEN = 94, 95, 96
 MAX_ERROR_MESSAGE = 2000
-TIME_FORMAT = "024.9f"  # `time.perf_counter()` in the start frame: one width whatever its value
 
 
 def _make_encoder():
@@ -204,9 +203,9 @@ def _messages(
     # `test_every_run_reads_the_same_clock_and_entropy_whatever_the_worker_and_the_moment`).
     yield {
         "kind": "start",
-        "t_start": f"{t_start:{TIME_FORMAT}}",
-        "t_isolated": f"{t_isolated:{TIME_FORMAT}}",
-        "t_job": f"{t_job:{TIME_FORMAT}}",
+        "t_start": f"{t_start:{protocol.TIME_FORMAT}}",
+        "t_isolated": f"{t_isolated:{protocol.TIME_FORMAT}}",
+        "t_job": f"{t_job:{protocol.TIME_FORMAT}}",
         "cases": cases,
     }
 

@@ -48,6 +48,9 @@ FLOAT_SCALE = 1.1
 FLOAT_SHIFT = 0.37  # an offset too: `x * 1.1` leaves 0 as it is
 INTEGER_SHIFT = 1
 _NOTHING = object()  # an `out=` call whose result equals another argument (`Perturber.written`)
+# Library functions that compute nothing (copies and views of their argument): never perturbed,
+# so a plain-Python answer passed through one does not depend on the library (audit.py).
+CONVERSIONS = ("asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "copy")
 
 
 class Perturbation(enum.StrEnum):
@@ -229,12 +232,12 @@ def perturber(np: Any) -> Perturber:
     def computes_nothing(result, args: tuple, kwargs: dict) -> bool:
         return handed_back(result, inputs(args, kwargs))
 
-    def kept_items(result, args: tuple, kwargs: dict) -> frozenset[int]:
-        """The items of a list or tuple result that are arguments handed back (`atleast_1d(a,
-        b)`, the edges of `histogram(a, bins=edges)`): they stay as they are in every run."""
+    def kept_items(result, arguments: list) -> frozenset[int]:
+        """The items of a list or tuple result that are `arguments` (`inputs`) handed back
+        (`atleast_1d(a, b)`, the edges of `histogram(a, bins=edges)`): they stay as they are in
+        every run."""
         if not isinstance(result, list | tuple):
             return frozenset()
-        arguments = inputs(args, kwargs)
         return frozenset(i for i, item in enumerate(result) if handed_back(item, arguments))
 
     def perturb(
@@ -252,9 +255,9 @@ def perturber(np: Any) -> Perturber:
         # team's). The copy is made first and the nudges from it, so that nothing that depends
         # on the mode can fail: a copy that fails (memory) fails in every run alike (another's).
         try:
-            nothing = computes_nothing(result, args, kwargs)
-            kept = kept_items(result, args, kwargs)
-            nothing = nothing or (bool(kept) and len(kept) == len(result))
+            arguments = inputs(args, kwargs)
+            kept = kept_items(result, arguments)
+            nothing = handed_back(result, arguments) or (bool(kept) and len(kept) == len(result))
             copy = fresh(result)
             changed = {
                 mode: keeping(value, copy, kept) for mode, value in variants(copy, grow).items()

@@ -132,6 +132,10 @@ class FrameReader:
 _MODE_TEXT = {mode: f"mode:{mode.value}".ljust(12, "-") for mode in Perturbation}
 _MODES = {text: mode for mode, text in _MODE_TEXT.items()}
 _COUNT_DIGITS = 6
+# The child's start frame carries its times as text of one width, for the same reason
+# (child.py): `TIME_WIDTH` characters, nanosecond digits, whatever `perf_counter()` reads.
+TIME_WIDTH = 24
+TIME_FORMAT = f"0{TIME_WIDTH}.9f"
 
 
 def encode_job(

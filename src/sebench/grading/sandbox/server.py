@@ -100,10 +100,6 @@ PREIMPORTS = (
 # solution that uses it imports it in its own child.
 NUMPY_PREIMPORTS = ("numpy", "numpy.linalg", "numpy.fft", "numpy.polynomial")
 
-# Library functions that compute nothing (copies and views of their argument): never perturbed,
-# so a plain-Python answer passed through one does not depend on the library (audit.py).
-CONVERSIONS = ("asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "copy")
-
 
 def preimport(extra: tuple[str, ...] = ()) -> None:
     # The builtins `site` adds (`exit`, `quit`, `help`, ...): solutions graded officially have them.
@@ -154,8 +150,8 @@ def warm_up(module: ModuleType, package: str) -> None:
 
 
 def _time_text(value: object) -> bool:
-    """A start frame's time: `child.TIME_FORMAT` text of a number."""
-    if type(value) is not str or len(value) != 24:
+    """A start frame's time: `protocol.TIME_FORMAT` text of a number."""
+    if type(value) is not str or len(value) != protocol.TIME_WIDTH:
         return False
     try:
         float(value)
@@ -217,7 +213,7 @@ class Server:
             library_files=library_files,
             targets=targets,
             made_at_run_time=(numpy.vectorize,),
-            conversions=[getattr(numpy, name) for name in CONVERSIONS if hasattr(numpy, name)],
+            conversions=[getattr(numpy, n) for n in perturbation.CONVERSIONS if hasattr(numpy, n)],
             protected_files=_sources(os.path.dirname(child.__file__)),
             frame_readers=frame_readers,
             perturb=perturb,
