@@ -122,6 +122,16 @@ def check_cheats(grader: Grader, tasks: list[Task], n: Names) -> None:
     assert refused_by_rule >= 0.6 * len(verdicts), [v for _, v in verdicts][:5]
 
 
+def graded_throughs(
+    grader: Grader, library: Library, tasks: list[Task], throughs: list[str], limit: int | None
+) -> list[tuple[Task, Verdict]]:
+    """Each lookup-table cheat whose answer goes out through each of `throughs`, on the first
+    `limit` tasks whose answers are numbers, graded."""
+    n = names_of(library)
+    scalar = [t for t in tasks if all(_is_number(text) for text in t.expected)][:limit]
+    return grade_all(grader, [(t, cheat(t, n, "", "", via)) for t in scalar for via in throughs])
+
+
 def check_honest(grader: Grader, items: list[tuple[Task, str]]) -> None:
     verdicts = grade_all(grader, items)
     refused = [(task.task_id, v) for task, v in verdicts if v.kind is not VerdictKind.CORRECT]
@@ -180,10 +190,8 @@ def test_an_answer_passed_through_a_conversion_does_not_depend_on_the_library(
     seeded_grader, seeded_library, demo_tasks
 ):
     """`asarray` and `copy` compute nothing: the perturbed run leaves their results alone."""
-    n = names_of(seeded_library)
-    scalar = [t for t in demo_tasks if all(_is_number(text) for text in t.expected)]
-    items = [(t, cheat(t, n, "", "", through)) for t in scalar for through in n.conversions]
-    verdicts = grade_all(seeded_grader, items)
+    conversions = list(names_of(seeded_library).conversions)
+    verdicts = graded_throughs(seeded_grader, seeded_library, demo_tasks, conversions, None)
     assert len(verdicts) >= 10
     assert all(v.rule == RULE for _, v in verdicts), [v for _, v in verdicts][:3]
 
@@ -210,9 +218,7 @@ def test_an_answer_passed_through_the_array_type_alone_is_not_library_use(
         f"(lambda v: {c}(v).astype(float))",
         f"(lambda v: v if {c}(v) == v else None)",
     ]
-    scalar = [t for t in demo_tasks if all(_is_number(text) for text in t.expected)][:4]
-    items = [(t, cheat(t, n, "", "", through)) for t in scalar for through in throughs]
-    verdicts = grade_all(seeded_grader, items)
+    verdicts = graded_throughs(seeded_grader, seeded_library, demo_tasks, throughs, 4)
     assert len(verdicts) >= 40
     correct = [task.task_id for task, v in verdicts if v.kind is VerdictKind.CORRECT]
     assert correct == [], f"{len(correct)} / {len(verdicts)} graded correct"
@@ -240,10 +246,7 @@ def test_an_answer_handed_back_by_any_library_function_does_not_depend_on_the_li
         f"(lambda v: {m['vectorize']}(lambda x: x)(v))",
         f"(lambda v: {m['positive']}({m['positive']}(v)))",
     ]
-    n = names_of(seeded_library)
-    scalar = [t for t in demo_tasks if all(_is_number(text) for text in t.expected)][:3]
-    items = [(t, cheat(t, n, "", "", through)) for t in scalar for through in throughs]
-    verdicts = grade_all(seeded_grader, items)
+    verdicts = graded_throughs(seeded_grader, seeded_library, demo_tasks, throughs, 3)
     assert len(verdicts) >= 27
     assert all(v.rule == RULE for _, v in verdicts), [
         (task.task_id, v) for task, v in verdicts if v.rule != RULE
@@ -278,10 +281,7 @@ def test_an_answer_handed_back_from_a_container_or_written_in_place_does_not_dep
         buffered(f"{m['putmask']}(b, [True], [v])"),
         buffered(f"{m['place']}(b, [True], [v])"),
     ]
-    n = names_of(seeded_library)
-    scalar = [t for t in demo_tasks if all(_is_number(text) for text in t.expected)][:3]
-    items = [(t, cheat(t, n, "", "", through)) for t in scalar for through in throughs]
-    verdicts = grade_all(seeded_grader, items)
+    verdicts = graded_throughs(seeded_grader, seeded_library, demo_tasks, throughs, 3)
     assert len(verdicts) >= 33
     assert all(v.rule == RULE for _, v in verdicts), [
         (task.task_id, v) for task, v in verdicts if v.rule != RULE
