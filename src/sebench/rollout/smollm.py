@@ -9,9 +9,13 @@ taking `--model PATH` accepts.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from sebench.errors import SebenchError, require
 
@@ -42,6 +46,31 @@ def gguf_path() -> Path:
     )
 
 
+@contextmanager
+def _gguf_read_once(gguf: Any) -> Iterator[None]:
+    """Transformers parses the GGUF file three times (for the config, the weights and the
+    tokenizer: ~4 s each on the 2-core CPU, mostly the 49k-token vocabulary) and rebuilds gguf's
+    tensor-name table for each of the model's ~400 modules (14 ms each); the conversion took
+    18.5 s, most of the demo's first start. Here each file is parsed once and each table built
+    once. Both are pure reads of a read-only file, and transformers looks both names up on
+    `gguf` at each call, which is what is swapped for the duration."""
+    reader, name_map = gguf.GGUFReader, gguf.get_tensor_name_map
+    readers: dict[Any, Any] = {}
+
+    def read_once(path: Any, *args: Any, **kwargs: Any) -> Any:
+        key = (os.fspath(path), args, tuple(sorted(kwargs.items())))
+        if key not in readers:
+            readers[key] = reader(path, *args, **kwargs)
+        return readers[key]
+
+    gguf.GGUFReader = read_once
+    gguf.get_tensor_name_map = functools.lru_cache(maxsize=None)(name_map)
+    try:
+        yield
+    finally:
+        gguf.GGUFReader, gguf.get_tensor_name_map = reader, name_map
+
+
 def default_model_dir(cache_dir: Path | None = None) -> Path:
     """A Hugging Face folder with SmolLM2-135M-Instruct (float32), converted on first use."""
     source = gguf_path()
@@ -49,14 +78,14 @@ def default_model_dir(cache_dir: Path | None = None) -> Path:
     if (target / "config.json").is_file() and (target / "model.safetensors").is_file():
         return target
     transformers = require("transformers", "train")
-    require("gguf", "train")
+    gguf = require("gguf", "train")
     # Library code does not print: transformers draws "Converting and de-quantizing GGUF
     # tensors" and "Writing model shards" bars with plain tqdm on stderr, so stderr is captured
     # for this one-time step (errors still raise).
     import contextlib
     import io
 
-    with contextlib.redirect_stderr(io.StringIO()):
+    with contextlib.redirect_stderr(io.StringIO()), _gguf_read_once(gguf):
         model = transformers.AutoModelForCausalLM.from_pretrained(
             source.parent, gguf_file=source.name
         )
