@@ -330,6 +330,41 @@ def test_only_the_tasks_own_functions_count_as_the_librarys_work(
     assert all(v.rule == RULE for _, v in verdicts), [v for _, v in verdicts if v.rule != RULE][:3]
 
 
+def test_a_task_about_a_conversion_alone_counts_that_conversion_and_nothing_else(
+    seeded_grader, seeded_library, demo_tasks
+):
+    """On a task about the constructor or a conversion alone (the dev set's `copy`), a canary
+    on any other function once decided the rerun of a plain answer (a red team's: `correct`).
+    Now only the task's own function counts there, its results perturbed although it hands its
+    argument back: a canary elsewhere earns nothing, an answer that goes out through the task's
+    function depends on it."""
+    import dataclasses
+
+    m = seeded_library.table.numpy_to_library()
+    c = seeded_library.table.constructor
+    n = names_of(seeded_library)
+    scalar = [t for t in demo_tasks if all(_is_number(text) for text in t.expected)]
+    canaries = {  # on another function (one on the task's own is its knowledge)
+        "add": f"(lambda v: v if float({m['add']}(2.0, 3.0)) == 5.0 else v + 1)",
+        "ones": f"(lambda v: v if float({m['ones']}(3)[0]) == 1.0 else v + 1)",
+        "array": f"(lambda v: v if float({c}([2.0])[0]) == 2.0 else v + 1)",
+    }
+    cheats, through_own = [], []
+    for function in ("copy", "asarray", "array"):
+        tasks = [dataclasses.replace(t, selected_functions=(function,)) for t in scalar[:3]]
+        own = f"(lambda v: float({m[function]}([v])[0]))"
+        others = [canary for name, canary in canaries.items() if name != function]
+        cheats += [(t, cheat(t, n, "", "", canary)) for t in tasks for canary in others]
+        through_own += [(t, cheat(t, n, "", "", own)) for t in tasks]
+    verdicts = grade_all(seeded_grader, cheats)
+    correct = [(task.selected_functions, v) for task, v in verdicts if v.correct]
+    assert correct == [], f"{len(correct)} / {len(verdicts)} graded correct: {correct[:3]}"
+    # (the constructor's canary alone is no library call at all)
+    refused_by = {RULE, "no-library-call-at-run-time"}
+    assert all(v.rule in refused_by for _, v in verdicts), [v for _, v in verdicts][:3]
+    check_honest(seeded_grader, through_own)
+
+
 # A program that tells the runs apart by what a result is rather than by what it holds: it
 # writes into every result (a view of the argument lets the write through to it, a read-only one
 # refuses it), knowing nothing of what any function computes.

@@ -11,7 +11,9 @@ through another function earns nothing by it, and one that does so through the t
 function has shown that it knows it. Functions NumPy documents as the same function under
 another name count alike (`amax` and `max`), as does a task's bare name for a `linalg`
 function (`cross`: `cross` and `linalg.cross`). A task that names no function of the library
-(generated or custom rows) counts every function's results, as before.
+(generated or custom rows) counts every function's results, as before; a task about the
+constructor or a conversion alone counts those, their results perturbed although they hand
+their argument back.
 """
 
 from __future__ import annotations
@@ -42,18 +44,24 @@ EQUIVALENT: tuple[frozenset[str], ...] = tuple(
 )
 
 
-# The constructor and the conversions hand their argument back: never perturbed, they cannot be
-# a task's evidence. A task about them alone keeps the rule for every function (its answer's
-# other calls count, as before the task's-functions rule).
+# The constructor and the conversions hand their argument back, so elsewhere their calls are
+# not the library's work (they carry a plain-Python answer through unchanged). They are a task's
+# evidence only when it is about them alone; then their results are perturbed although they
+# hand their argument back (the audit hook forces it), and nothing else counts. Counting every
+# function there instead let a canary on any function (`add(2, 3) != 5`) decide the rerun of a
+# plain answer: `correct` on the dev task about `copy` (a red team's).
 HANDED_BACK = frozenset({"array", *CONVERSIONS})
 
 
 def evidence_names(functions: Iterable[str], table: NameTable) -> tuple[str, ...]:
     """The library names within the package (`kocito`, `rfx.quvohe`) of `functions` (NumPy
     names, as a task's `selected_functions` gives them), their documented aliases and, for a
-    bare name, its `linalg` namesake; () when none is a function of the library, or all are
-    conversions (`HANDED_BACK`): then every function counts."""
-    functions = [name for name in functions if name not in HANDED_BACK]
+    bare name, its `linalg` namesake; the constructor and the conversions (`HANDED_BACK`) only
+    when the task names nothing else; () when none is a function of the library: then every
+    function counts."""
+    functions = list(functions)
+    computing = [name for name in functions if name not in HANDED_BACK]
+    functions = computing or functions
     library = table.numpy_to_library()
     prefix = f"{table.package}."
     wanted: set[str] = set()

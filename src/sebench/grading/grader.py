@@ -469,7 +469,12 @@ class Grader:
     def judge(self, task: Task, prepared: Prepared, execution: Execution) -> Verdict:
         """The dynamic stage: turn the sandbox's report into a verdict, comparing here."""
         cases = execution.cases
-        used_at_run_time = any(case.non_constructor_calls > 0 for case in cases)
+        # the constructor's calls are library use only on a task about the constructor
+        about_constructor = "array" in task.selected_functions
+        used_at_run_time = any(
+            (case.library_calls if about_constructor else case.non_constructor_calls) > 0
+            for case in cases
+        )
         library_used = prepared.calls_library or used_at_run_time
         status = execution.status
         if status is ExecStatus.INFRA_ERROR:

@@ -122,3 +122,21 @@ def test_booleans_are_not_the_numbers_zero_and_one():
     value, computed = _run(np.not_equal, ([1, 0, 1], [0, 0, 0]))
     assert computed and value.tolist() == [False, True, False]
     assert not _run(np.logical_and, (np.array([True, False]), True))[1]  # truly handed back
+
+
+def test_rows_given_as_lists_and_stacked_are_computed_and_a_forced_call_always_is():
+    """`vstack(([1, 2], [3, 4]))`, the simplest honest answer to a `vstack` task, was judged to
+    hand its argument back (its result equals the rows as an array) and the task's answer
+    refused; a flat list handed back still computes nothing, unless the call is forced (a task
+    about a conversion alone: `copy`)."""
+    rows = ([1.0, 2.0], [3.0, 4.0])
+    for function in (np.vstack, np.stack, np.atleast_2d):
+        value, computed = _run(function, (rows,))
+        assert computed and not np.array_equal(value, np.asarray(rows)), function
+    assert _run(np.ravel, ([1.0, 2.0],))[1] is False
+    assert _run(np.copy, ([1.0, 2.0],))[1] is False
+    p = perturber(np)
+    value, computed = p.nudge(
+        np.copy([1.0, 2.0]), ([1.0, 2.0],), {}, Perturbation.VALUES, (), True, True
+    )
+    assert computed and not np.array_equal(value, [1.0, 2.0])

@@ -143,9 +143,14 @@ def install(
 
     def nudger(mode: Perturbation) -> Callable[..., Any]:
         def nudge(
-            result: Any, args: tuple, kwargs: dict, written: tuple = (), grow: bool = True
+            result: Any,
+            args: tuple,
+            kwargs: dict,
+            written: tuple = (),
+            grow: bool = True,
+            force: bool = False,
         ) -> Any:
-            value, computed = nudge_result(result, args, kwargs, mode, written, grow)
+            value, computed = nudge_result(result, args, kwargs, mode, written, grow, force)
             if computed:
                 state[5] += 1
             return value
@@ -181,14 +186,20 @@ def install(
         if not constructor:
             state[3] += 1
         evidence = state[6]
-        # never the constructor and the conversions (they hand their argument back); of the
-        # rest, the task's own functions (`arm`), a `vectorize`d function by its type
-        counted = not constructor and id_(target) not in conversion_ids
-        if evidence is not None:
-            counted = counted and (id_(target) in evidence or id_(type_(target)) in evidence)
+        # the task's own functions (`arm`), a `vectorize`d function by its type; the
+        # constructor and the conversions (they hand their argument back) only when they are
+        # the task's own, and then nudged although they hand it back; with no task functions,
+        # every function but those
+        handing_back = constructor or id_(target) in conversion_ids
+        if evidence is None:
+            counted = not handing_back
+        else:
+            counted = id_(target) in evidence or id_(type_(target)) in evidence
         if counted and state[1] is not None:
             nudge, out = state[1], out_positions.get(id_(target))
-            if out is None:
+            if handing_back:
+                answer[1] = lambda result, args, kwargs: nudge(result, args, kwargs, (), True, True)
+            elif out is None:
                 answer[1] = nudge
             else:  # it may write into an argument: what that held goes with the nudge
                 written = written_by(target, call_args, call_kwargs, out)

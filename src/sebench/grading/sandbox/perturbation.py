@@ -66,10 +66,11 @@ class Perturbation(enum.StrEnum):
 class Perturber:
     """Made once in the fork server (`perturber`), used by the audit hook in every child."""
 
-    # (raw result, raw positional arguments, keyword arguments, mode, `written`, may grow) ->
-    # (the result to hand on, whether the call computed something: a result that is not one of
-    # its arguments, of a kind that can be nudged)
-    nudge: Callable[[Any, tuple, dict, Perturbation, tuple, bool], tuple[Any, bool]]
+    # (raw result, raw positional arguments, keyword arguments, mode, `written`, may grow,
+    # force) -> (the result to hand on, whether the call computed something: a result that is
+    # not one of its arguments, of a kind that can be nudged; with force, one of its arguments
+    # too: the task is about a function that hands its argument back)
+    nudge: Callable[[Any, tuple, dict, Perturbation, tuple, bool, bool], tuple[Any, bool]]
     # (the target, raw positional arguments, keyword arguments, (position, keyword, count) of
     # the arguments it writes), before the call -> each array the call may write into, with
     # what `in_place` needs to judge and nudge it
@@ -205,6 +206,11 @@ def perturber(np: Any) -> Perturber:
         if isinstance(argument, list | tuple):
             if not shape or len(argument) != shape[0] or holds_array(argument):
                 return False
+            # rows given as lists are a stacking function's input as arrays would be:
+            # `vstack(([1, 2], [3, 4]))` computed its result, the simplest honest answer to a
+            # `vstack` task (a red team's note: it was refused as handing its argument back)
+            if len(shape) >= 2 and all(isinstance(item, list | tuple) for item in argument):
+                return False
         elif not isinstance(argument, ndarray) and shape:
             return False  # a number is no array
         try:
@@ -241,7 +247,13 @@ def perturber(np: Any) -> Perturber:
         return frozenset(i for i, item in enumerate(result) if handed_back(item, arguments))
 
     def perturb(
-        result, args: tuple, kwargs: dict, mode: Perturbation, written: tuple, grow: bool
+        result,
+        args: tuple,
+        kwargs: dict,
+        mode: Perturbation,
+        written: tuple,
+        grow: bool,
+        force: bool = False,
     ) -> tuple[Any, bool]:
         # The same work in every run, the unperturbed one included (`Perturbation.NONE`): a
         # program that times a call must not tell the runs apart, and the unperturbed run says
@@ -255,7 +267,7 @@ def perturber(np: Any) -> Perturber:
         # team's). The copy is made first and the nudges from it, so that nothing that depends
         # on the mode can fail: a copy that fails (memory) fails in every run alike (another's).
         try:
-            arguments = inputs(args, kwargs)
+            arguments = () if force else inputs(args, kwargs)
             kept = kept_items(result, arguments)
             nothing = handed_back(result, arguments) or (bool(kept) and len(kept) == len(result))
             copy = fresh(result)
