@@ -72,6 +72,7 @@ def test_evaluate_writes_one_result_per_sample_and_a_summary(
     ):
         assert key in summary, key
     assert summary["verdicts"]["no_code"] == 6
+    assert summary["samples_naming_no_function"] == 0
     assert summary["official"]["without_zwc"] >= 0.5
     assert set(summary["pass_at_k"]) == {"1", "2"}
     assert summary["provenance"]["versions"]["numpy"]
@@ -163,6 +164,18 @@ def test_official_format_rows_are_graded_without_data(
         config=EvalConfig(sandbox=SandboxConfig(workers=1)),
     )
     assert summary["verdicts"]["correct"] == 1
+    # the row names no function: its check of library use is the weaker one, and said so
+    assert summary["samples_naming_no_function"] == 1
+    named = {**custom, "selected_functions": row["selected_functions"]}
+    write(tmp_path / "named.jsonl", [{**named, "response": fenced(code)}])
+    summary = evaluate(
+        tmp_path / "named.jsonl",
+        tmp_path / "r2.jsonl",
+        tmp_path / "s2.json",
+        library=official_library,
+        config=EvalConfig(sandbox=SandboxConfig(workers=1)),
+    )
+    assert summary["verdicts"]["correct"] == 1 and summary["samples_naming_no_function"] == 0
 
 
 def test_same_task_and_sample_under_two_modes_are_both_graded_and_resumed(

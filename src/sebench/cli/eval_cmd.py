@@ -154,6 +154,13 @@ def _render(console, result: dict, summary_path: Path) -> None:
         console.print(f"[yellow]{result['bad_rows']} bad rows (recorded in the results):[/]")
         for message in result["bad_row_errors"]:
             console.print(f"  {message}")
+    if result.get("samples_naming_no_function") and result["rules"] == "strict":
+        console.print(
+            f"[yellow]{result['samples_naming_no_function']} samples are on tasks that name no "
+            "function: there any library function counts as library use, a weaker check (a "
+            "canary on any function passes); give those rows their selected_functions, or "
+            "grade them with --data and their task_id[/]"
+        )
     if result.get("infra_errors"):
         console.print(f"[red]{result['infra_errors']} infra errors (counted as failures)[/]")
     console.print(f"summary: {summary_path}")

@@ -213,6 +213,10 @@ def summarize(
     summary["rules"] = Rules(config.rules if config is not None else Rules.STRICT).value
     summary["infra_errors"] = summary["verdicts"][VerdictKind.INFRA_ERROR.value]
     summary["bad_rows"] = len(bad)
+    # Under strict rules a task's own functions are the evidence of library use; a task that
+    # names none (an official custom row without `selected_functions`) counts every function,
+    # where a canary on any function passes a plain answer (docs/grading.md): said, not hidden.
+    summary["samples_naming_no_function"] = sum(not s.functions for s in samples)
     summary["bad_row_errors"] = bad[:MAX_REPORTED_BAD_ROWS]
     if keys is not None:
         summary["missing"] = len(keys - seen)  # not graded yet (an interrupted run)
