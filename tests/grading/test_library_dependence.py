@@ -460,6 +460,46 @@ def test_a_result_looks_the_same_in_every_run_whatever_its_values(seeded_grader,
     assert len(set(printed.values())) == 1, printed
 
 
+# Each function on several spellings of one probe (a range or a list, nested lists or an array,
+# a list holding an array or rows): which spellings give the same text, in every run.
+SPELLINGS_AGREE = """
+def solve(x):
+    groups = (
+        (range(1, 2), [1], (1,), {constructor}([1])),
+        ([[1.0]], {constructor}([[1.0]])),
+        ([2.0], (2.0,), {constructor}([2.0])),
+        ([{constructor}([1.0, 2.0])], [[1.0, 2.0]], {constructor}([[1.0, 2.0]])),
+        ([[1.0], [2.0]], [{constructor}([1.0]), {constructor}([2.0])]),
+    )
+    seen = []
+    for name, function in functions():
+        if name in {undefined}:  # `empty`, `empty_like`: what they hold is whatever was freed
+            continue
+        for group in groups:
+            texts = []
+            for spelling in group:
+                try:
+                    texts.append(repr(function(spelling)))
+                except Exception:
+                    texts.append(None)
+            seen.append((name, [text == texts[0] for text in texts]))
+    return seen
+"""
+
+
+def test_how_an_argument_is_written_never_tells_the_runs_apart(seeded_grader, seeded_library):
+    """A red team told the reruns apart knowing no function: whether a call computed depended
+    on how its argument was written (`f([1])` handed back, `f(range(1, 2))` computed), so only
+    the task's function, perturbed, answered two spellings of one probe differently. Every
+    function counts here (no task functions named): the spellings agree alike in every run."""
+    names = seeded_library.table.numpy_to_library()
+    undefined = {names[n].rsplit(".", 1)[1] for n in ("empty", "empty_like") if n in names}
+    probe = SPELLINGS_AGREE.replace("{undefined}", repr(tuple(sorted(undefined))))
+    printed = _printed_in_every_run(seeded_grader, seeded_library, probe)
+    assert printed[Perturbation.NONE].count("True") > 500, printed
+    assert len(set(printed.values())) == 1, [(mode, text[:300]) for mode, text in printed.items()]
+
+
 # A call with `out=` against the same call without it, the buffer filled beforehand with values
 # the call may well write (0 and 1: a comparison's or a sign's results), of its own dtype
 # (floats, where a comparison returns booleans): they agree element by element in every run.

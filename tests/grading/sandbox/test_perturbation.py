@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sebench.grading.sandbox.perturbation import Perturbation, perturber
+from sebench.grading.sandbox.perturbation import STACKING, Perturbation, perturber
 
 
 class CopyFails(np.ndarray):
@@ -61,7 +61,8 @@ def _run(function, args, kwargs=None, mode=Perturbation.VALUES):
     }.get(function)
     written = p.written(function, args, kwargs, where) if where else ()
     result = function(*args, **kwargs)
-    return p.nudge(result, args, kwargs, mode, written, True)
+    pieces = function.__name__ in STACKING  # as the audit hook says for these targets
+    return p.nudge(result, args, kwargs, mode, written, True, False, pieces)
 
 
 def test_a_result_handed_back_from_inside_a_container_argument_computes_nothing():
@@ -124,16 +125,65 @@ def test_booleans_are_not_the_numbers_zero_and_one():
     assert not _run(np.logical_and, (np.array([True, False]), True))[1]  # truly handed back
 
 
-def test_rows_given_as_lists_and_stacked_are_computed_and_a_forced_call_always_is():
-    """`vstack(([1, 2], [3, 4]))`, the simplest honest answer to a `vstack` task, was judged to
-    hand its argument back (its result equals the rows as an array) and the task's answer
-    refused; a flat list handed back still computes nothing, unless the call is forced (a task
-    about a conversion alone: `copy`)."""
+def _computed(function, args, pieces=False):
+    result = function(*args)
+    return perturber(np).nudge(result, args, {}, Perturbation.VALUES, (), True, False, pieces)[1]
+
+
+def test_whether_a_call_computed_does_not_depend_on_how_its_argument_is_written():
+    """A red team told the reruns apart knowing no function: `f([1])` was judged to hand its
+    argument back and `f(range(1, 2))` to compute, `f([[1.0]])` to compute and
+    `f(array([[1.0]]))` not, `amin([2.0])` not and `amin(array([2.0]))` to compute; only the
+    task's function, perturbed, then answered two spellings differently."""
+    spellings = {
+        "flat": ([1.0, 2.0], (1.0, 2.0), range(1, 3), np.array([1.0, 2.0])),
+        "one": ([2.0], (2.0,), range(2, 3), np.array([2.0])),
+        "rows": ([[1.0, 2.0]], [np.array([1.0, 2.0])], np.array([[1.0, 2.0]])),
+        "nested rows": (
+            [[1.0], [2.0]],
+            [np.array([1.0]), np.array([2.0])],
+            np.array([[1.0], [2.0]]),
+        ),
+    }
+    functions = (np.trunc, np.rint, np.amin, np.amax, np.sum, np.mean, np.atleast_2d, np.ravel)
+    for function in functions:
+        for name, forms in spellings.items():
+            seen = set()
+            for form in forms:
+                try:
+                    seen.add(_computed(function, (form,)))
+                except (TypeError, ValueError):
+                    continue
+            assert len(seen) == 1, (function.__name__, name, seen)
+    # a number alone is one value too, for a function that does not add dimensions (one that
+    # does computed a shape: `atleast_1d(5.0)`)
+    for function in (np.trunc, np.rint, np.amin, np.amax, np.sum, np.mean):
+        assert not _computed(function, (2.0,)) and not _computed(function, ([[2.0]],))
+
+
+def test_an_identity_call_computes_nothing_however_its_argument_is_written():
+    """A plain answer written as rows of lists, or as a range, and passed through an identity
+    call (`trunc([answer])`, `mean(rows, axis=())`, `swapaxes(a, 0, 0)`) computes nothing."""
+    answer = [1.0, 2.0, 3.0]
+    assert not _computed(np.trunc, ([answer],))
+    assert not _computed(np.trunc, ([np.array(answer)],))
+    assert not _computed(np.trunc, (range(1, 4),))
+    assert not _computed(lambda rows: np.mean(rows, axis=()), ([[v] for v in answer],))
+    assert not _computed(lambda a: np.swapaxes(a, 0, 0), ([answer],))
+    assert not _computed(lambda a: np.repeat(a, 1, axis=0), ([answer],))
+
+
+def test_what_a_stacking_function_joins_is_its_input_and_a_forced_call_always_computes():
+    """`vstack(([1, 2], [3, 4]))`, the simplest honest answer to a `vstack` task, computed its
+    result whether the rows are lists or arrays (`STACKING`: its pieces are not handed back as
+    a whole); one piece alone still is (`concatenate([a])`). A forced call (a task about a
+    conversion alone: `copy`) always computes."""
     rows = ([1.0, 2.0], [3.0, 4.0])
-    for function in (np.vstack, np.stack, np.atleast_2d):
-        value, computed = _run(function, (rows,))
-        assert computed and not np.array_equal(value, np.asarray(rows)), function
-    assert _run(np.ravel, ([1.0, 2.0],))[1] is False
+    for function in (np.vstack, np.stack):
+        for pieces in (rows, tuple(map(np.array, rows)), np.array(rows)):
+            assert _computed(function, (pieces,), pieces=True), function
+        assert not _computed(function, (pieces,), pieces=False)
+    assert not _computed(np.concatenate, ([np.array([1.0, 2.0])],), pieces=True)
     assert _run(np.copy, ([1.0, 2.0],))[1] is False
     p = perturber(np)
     value, computed = p.nudge(

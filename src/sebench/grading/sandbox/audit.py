@@ -103,6 +103,7 @@ def install(
     out_positions: dict[int, tuple[int, str, int]],
     refuse_introspection: bool,
     named_targets: dict[str, frozenset[int]] | None = None,
+    stacking: Iterable[Any] = (),
 ) -> Controls:
     """Add the hook to this process (the fork server, before its zygote exists).
 
@@ -116,7 +117,8 @@ def install(
     `out_positions`: the targets that can write their result into an argument (`out=`), by id,
     with where that argument stands (perturbation.out_positions); `named_targets`: each library
     function's name within the package (`kocito`, `rfx.quvohe`) -> the ids of its targets, for
-    `arm`'s evidence names.
+    `arm`'s evidence names; `stacking`: targets whose first argument is the pieces they join
+    (never handed back as a whole, perturbation.STACKING).
     """
     # Everything the hook uses is bound here: the code may rebind this module's globals or any
     # builtin, never these locals.
@@ -129,6 +131,7 @@ def install(
     kept = list(targets)  # alive, so their ids stay theirs
     target_ids = frozenset(map(id, kept))
     conversion_ids = frozenset(map(id, conversions))
+    stacking_ids = frozenset(map(id, stacking))
     id_ = id
     made_ids = frozenset(map(id, made_at_run_time))
     protected = frozenset(protected_files) | library
@@ -149,8 +152,9 @@ def install(
             written: tuple = (),
             grow: bool = True,
             force: bool = False,
+            pieces: bool = False,
         ) -> Any:
-            value, computed = nudge_result(result, args, kwargs, mode, written, grow, force)
+            value, computed = nudge_result(result, args, kwargs, mode, written, grow, force, pieces)
             if computed:
                 state[5] += 1
             return value
@@ -199,6 +203,10 @@ def install(
             nudge, out = state[1], out_positions.get(id_(target))
             if handing_back:
                 answer[1] = lambda result, args, kwargs: nudge(result, args, kwargs, (), True, True)
+            elif out is None and id_(target) in stacking_ids:
+                answer[1] = lambda result, args, kwargs: nudge(
+                    result, args, kwargs, (), True, False, True
+                )
             elif out is None:
                 answer[1] = nudge
             else:  # it may write into an argument: what that held goes with the nudge

@@ -18,12 +18,14 @@ included: never a view of an argument, never read-only, always in C order (NumPy
 may be any of these, the nudged ones are none), so that a program cannot tell the runs apart by
 writing into a result.
 
-A result is left as it is when it is one of the call's arguments, or equals one (same shape,
-same values, NaN beside NaN), an array inside a list argument included (`inputs`): such a call
-computes nothing (`positive`, `ravel` of a flat array, `reshape` to its own shape, rounding what
-is already round, `concatenate([a])`), and a plain-Python answer passed through it must not
-depend on the library; so is each item of a list or tuple result that is an argument handed
-back. A call that writes its result into an argument (`out=`, `copyto`, ...) computed something
+A result is left as it is when it is one of the call's arguments, or equals one or a part of
+one (same shape, same values, NaN beside NaN: the argument as an array whatever its spelling,
+or its only element; `forms`): such a call computes nothing
+(`positive`, `ravel` of a flat array, `reshape` to its own shape, rounding what is already
+round, `concatenate([a])`), and a plain-Python answer passed through it must not depend on the
+library; so is each item of a list or tuple result that is an argument handed back. What a
+stacking function (`STACKING`) joins is handed back piece by piece (`concatenate([a])`), never
+as a whole: `vstack(([1, 2], [3, 4]))` computed its result. A call that writes its result into an argument (`out=`, `copyto`, ...) computed something
 if it changed that argument, and is nudged where it wrote: the buffer then holds what the same
 call without `out=` returns, so the two cannot tell the runs apart. (`copyto(buffer, answer)`
 hands an argument back too, but only a call of the task's own functions counts, and copying is
@@ -47,6 +49,9 @@ from typing import Any
 FLOAT_SCALE = 1.1
 FLOAT_SHIFT = 0.37  # an offset too: `x * 1.1` leaves 0 as it is
 INTEGER_SHIFT = 1
+# Functions whose first argument is the pieces they join (their whole is their input, not an
+# answer handed back; `forms`)
+STACKING = ("vstack", "hstack", "stack", "dstack", "column_stack", "concatenate", "concat", "block")
 _NOTHING = object()  # an `out=` call whose result equals another argument (`Perturber.written`)
 # Library functions that compute nothing (copies and views of their argument): never perturbed,
 # so a plain-Python answer passed through one does not depend on the library (audit.py).
@@ -67,10 +72,11 @@ class Perturber:
     """Made once in the fork server (`perturber`), used by the audit hook in every child."""
 
     # (raw result, raw positional arguments, keyword arguments, mode, `written`, may grow,
-    # force) -> (the result to hand on, whether the call computed something: a result that is
-    # not one of its arguments, of a kind that can be nudged; with force, one of its arguments
-    # too: the task is about a function that hands its argument back)
-    nudge: Callable[[Any, tuple, dict, Perturbation, tuple, bool, bool], tuple[Any, bool]]
+    # force, pieces) -> (the result to hand on, whether the call computed something: a result
+    # that is not one of its arguments, of a kind that can be nudged; with force, one of its
+    # arguments too: the task is about a function that hands its argument back; with pieces,
+    # the first argument is what a stacking function joins)
+    nudge: Callable[[Any, tuple, dict, Perturbation, tuple, bool, bool, bool], tuple[Any, bool]]
     # (the target, raw positional arguments, keyword arguments, (position, keyword, count) of
     # the arguments it writes), before the call -> each array the call may write into, with
     # what `in_place` needs to judge and nudge it
@@ -171,80 +177,75 @@ def perturber(np: Any) -> Perturber:
             return value
         return _containers(value, rows)
 
-    def holds_array(value) -> bool:
-        if isinstance(value, ndarray):
-            return True
-        return isinstance(value, list | tuple) and any(holds_array(item) for item in value)
-
-    def inputs(args: tuple, kwargs: dict) -> list:
-        """Everything a call was given that its result may hand back: each argument and, inside
-        a list or tuple, each item that is an array or a sequence (`concatenate([a])` hands
-        back `a`), or the only item (`amax([x])` is `x`); numbers in a longer list are left out
-        (`amax([3, 1, 2])` is 3, and computed)."""
+    def forms(args: tuple, kwargs: dict, pieces: bool) -> list:
+        """What a call was given that its result may hand back, each as an array whatever its
+        spelling (a list, a tuple, a range, a number, an array, a list holding arrays), with
+        whether it is what a stacking function joins (`pieces`: its first argument). A red
+        team told the reruns apart knowing no function, since `f([1])` was judged to hand its
+        argument back where `f(range(1, 2))` computed, and only the task's function, perturbed,
+        then gave two answers. Text, mappings and None: none."""
+        joined = (args[0] if args else kwargs.get("tup", kwargs.get("arrays"))) if pieces else None
         found = []
-
-        def add(value) -> None:
-            found.append(value)
-            if isinstance(value, list | tuple):
-                for item in value:
-                    if len(value) == 1 or isinstance(item, ndarray | list | tuple):
-                        add(item)
-
         for argument in (*args, *kwargs.values()):
-            add(argument)
+            if isinstance(argument, str | bytes | dict) or argument is None:
+                continue
+            try:
+                form = asarray(argument)
+            except Exception:  # ragged pieces: each piece on its own
+                if isinstance(argument, list | tuple):
+                    found += forms(tuple(argument), {}, False)
+                continue
+            found.append((form, argument is joined))
         return found
 
-    def same(result, shape: tuple, argument) -> bool:
-        """`result` (of shape `shape`) is `argument`, or equal to it exactly."""
-        if result is argument:
-            return True
-        # Arrays, numbers, and plain nested lists (an answer computed in Python) only: a list of
-        # arrays is the input of a stacking function, which computes its result (the arrays
-        # inside are compared one by one, `inputs`).
-        if isinstance(argument, str | bytes | dict) or argument is None:
-            return False
-        if isinstance(argument, list | tuple):
-            if not shape or len(argument) != shape[0] or holds_array(argument):
-                return False
-            # rows given as lists are a stacking function's input as arrays would be:
-            # `vstack(([1, 2], [3, 4]))` computed its result, the simplest honest answer to a
-            # `vstack` task (a red team's note: it was refused as handing its argument back)
-            if len(shape) >= 2 and all(isinstance(item, list | tuple) for item in argument):
-                return False
-        elif not isinstance(argument, ndarray) and shape:
-            return False  # a number is no array
+    def holds(form, joined: bool, result) -> bool:
+        """`result` is `form`, exactly (NaN beside NaN; booleans never the numbers 0 and 1), or
+        its only element (`amax([7.5])`); for what a stacking function joins (`joined`), one of
+        its pieces instead (`concatenate([a])`), never their whole (`vstack(([1, 2], [3, 4]))`
+        computed its result). A row of another argument is not handed back: `squeeze` of one
+        row computed a shape."""
         try:
-            given = asarray(argument)
-            if given.shape != shape:
+            shape = shape_of(result)
+            value = asarray(result)
+            if not joined and form.size == 1 and value.size == 1 and len(shape) <= form.ndim:
+                # one value however it is shaped (`amin(2.0)`, `amin([2.0])`, `amin([[2.0]])`
+                # alike); a result with more dimensions than its argument computed a shape
+                # (`atleast_1d(5.0)`, a shape-only function's work: docs/grading.md)
+                form, value, shape = form.reshape(()), value.reshape(()), ()
+            depth = form.ndim - len(shape)
+            if depth != (1 if joined else 0) or form.shape[depth:] != shape:
                 return False
-            kinds = given.dtype.kind + asarray(result).dtype.kind
+            kinds = form.dtype.kind + value.dtype.kind
             if "b" in kinds and kinds != "bb":
                 # booleans are not the numbers 0 and 1: `not_equal([1, 0], [0, 0])` computed
                 return False
             # exactly: a program may read a difference below the comparator's tolerance
             # through a comparison (`nextafter(x, y) > x`)
-            return bool(array_equal(result, given, equal_nan=all(k in "fc" for k in kinds)))
-        except Exception:  # ragged, incomparable: not the same
+            nan = all(k in "fc" for k in kinds)
+            if depth == 0:
+                return bool(array_equal(value, form, equal_nan=nan))
+            parts = form.reshape((-1, *shape))
+            same = parts == value
+            if nan:
+                same = same | (isnan(parts) & isnan(value))
+            return bool(same.reshape(len(parts), -1).all(axis=1).any())
+        except Exception:  # incomparable: not the same
             return False
 
-    def handed_back(result, arguments: list) -> bool:
-        """`result` is one of `arguments` (`inputs`) or equal to one exactly."""
-        try:
-            shape = shape_of(result)
-        except Exception:  # a ragged result: nothing it could equal
-            return False
-        return any(same(result, shape, a) for a in arguments)
+    def handed_back(result, found: list) -> bool:
+        """`result` is one of the call's arguments (`forms`) or a part of one, exactly."""
+        return any(holds(form, joined, result) for form, joined in found)
 
     def computes_nothing(result, args: tuple, kwargs: dict) -> bool:
-        return handed_back(result, inputs(args, kwargs))
+        return handed_back(result, forms(args, kwargs, False))
 
-    def kept_items(result, arguments: list) -> frozenset[int]:
-        """The items of a list or tuple result that are `arguments` (`inputs`) handed back
+    def kept_items(result, found: list) -> frozenset[int]:
+        """The items of a list or tuple result that are arguments (`forms`) handed back
         (`atleast_1d(a, b)`, the edges of `histogram(a, bins=edges)`): they stay as they are in
         every run."""
         if not isinstance(result, list | tuple):
             return frozenset()
-        return frozenset(i for i, item in enumerate(result) if handed_back(item, arguments))
+        return frozenset(i for i, item in enumerate(result) if handed_back(item, found))
 
     def perturb(
         result,
@@ -254,6 +255,7 @@ def perturber(np: Any) -> Perturber:
         written: tuple,
         grow: bool,
         force: bool = False,
+        pieces: bool = False,
     ) -> tuple[Any, bool]:
         # The same work in every run, the unperturbed one included (`Perturbation.NONE`): a
         # program that times a call must not tell the runs apart, and the unperturbed run says
@@ -267,9 +269,9 @@ def perturber(np: Any) -> Perturber:
         # team's). The copy is made first and the nudges from it, so that nothing that depends
         # on the mode can fail: a copy that fails (memory) fails in every run alike (another's).
         try:
-            arguments = () if force else inputs(args, kwargs)
-            kept = kept_items(result, arguments)
-            nothing = handed_back(result, arguments) or (bool(kept) and len(kept) == len(result))
+            found = [] if force else forms(args, kwargs, pieces)
+            kept = kept_items(result, found)
+            nothing = handed_back(result, found) or (bool(kept) and len(kept) == len(result))
             copy = fresh(result)
             changed = {
                 mode: keeping(value, copy, kept) for mode, value in variants(copy, grow).items()
