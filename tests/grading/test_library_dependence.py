@@ -470,6 +470,10 @@ def solve(x):
         ([2.0], (2.0,), {constructor}([2.0])),
         ([{constructor}([1.0, 2.0])], [[1.0, 2.0]], {constructor}([[1.0, 2.0]])),
         ([[1.0], [2.0]], [{constructor}([1.0]), {constructor}([2.0])]),
+        # (`[True]` beside `[1]`: a float16 result beside a float64 one, which the nudge
+        # rounds apart: still open, docs/grading.md; booleans as numbers: test_perturbation)
+        ([True], (True,), {constructor}([True])),
+        ([4.0, 2.0], {constructor}([4.0, 2.0], dtype=object)),
     )
     seen = []
     for name, function in functions():
@@ -488,10 +492,11 @@ def solve(x):
 
 
 def test_how_an_argument_is_written_never_tells_the_runs_apart(seeded_grader, seeded_library):
-    """A red team told the reruns apart knowing no function: whether a call computed depended
-    on how its argument was written (`f([1])` handed back, `f(range(1, 2))` computed), so only
-    the task's function, perturbed, answered two spellings of one probe differently. Every
-    function counts here (no task functions named): the spellings agree alike in every run."""
+    """Red teams told the reruns apart knowing no function: whether a call computed depended
+    on how its argument was written (`f([1])` handed back, `f(range(1, 2))` computed; `[True]`
+    and `[1]`; an object array, never nudged, beside a list), so only the task's function,
+    perturbed, answered two spellings of one probe differently. Every function counts here
+    (no task functions named): the spellings agree alike in every run."""
     names = seeded_library.table.numpy_to_library()
     undefined = {names[n].rsplit(".", 1)[1] for n in ("empty", "empty_like") if n in names}
     probe = SPELLINGS_AGREE.replace("{undefined}", repr(tuple(sorted(undefined))))

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from sebench.grading.sandbox.perturbation import CONVERSIONS
+from sebench.grading.sandbox.perturbation import CONVERSIONS, SHAPE_ONLY
 from sebench.library.table import NameTable
 
 # NumPy's documented aliases that are separate objects (those that are the same object, `abs`
@@ -72,32 +72,6 @@ def evidence_names(functions: Iterable[str], table: NameTable) -> tuple[str, ...
                 wanted.update((alias, f"linalg.{alias}"))
     found = {library[name].removeprefix(prefix) for name in wanted if name in library}
     return tuple(sorted(found))
-
-
-# Functions whose results hold no defined values (`empty`) or only their input's values in
-# another shape (`atleast_2d`, `moveaxis`): an honest answer about them may read nothing but a
-# shape, so only the rows rerun (an array one row longer) can show that it depends on them.
-SHAPE_ONLY = frozenset(
-    {
-        "empty",
-        "empty_like",
-        "atleast_1d",
-        "atleast_2d",
-        "atleast_3d",
-        "expand_dims",
-        "squeeze",
-        "reshape",
-        "ravel",
-        "moveaxis",
-        "rollaxis",
-        "swapaxes",
-        "transpose",
-        "permute_dims",
-        "matrix_transpose",
-        "broadcast_to",
-        "broadcast_arrays",
-    }
-)
 
 
 def needs_rows(functions: Iterable[str], evidence: tuple[str, ...]) -> bool:

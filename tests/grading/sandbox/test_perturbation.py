@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sebench.grading.sandbox.perturbation import STACKING, Perturbation, perturber
+from sebench.grading.sandbox.perturbation import SHAPED, STACKING, Perturbation, perturber
 
 
 class CopyFails(np.ndarray):
@@ -61,8 +61,9 @@ def _run(function, args, kwargs=None, mode=Perturbation.VALUES):
     }.get(function)
     written = p.written(function, args, kwargs, where) if where else ()
     result = function(*args, **kwargs)
-    pieces = function.__name__ in STACKING  # as the audit hook says for these targets
-    return p.nudge(result, args, kwargs, mode, written, True, False, pieces)
+    how = "pieces" if function.__name__ in STACKING else ""  # as the audit hook says
+    how = "shape" if function.__name__ in SHAPED else how
+    return p.nudge(result, args, kwargs, mode, written, True, False, how)
 
 
 def test_a_result_handed_back_from_inside_a_container_argument_computes_nothing():
@@ -117,17 +118,24 @@ def test_text_gets_one_more_digit():
     assert _run(np.binary_repr, (5,), mode=Perturbation.FLIPPED)[0] == "1010"
 
 
-def test_booleans_are_not_the_numbers_zero_and_one():
-    """`not_equal([1, 0, 1], [0, 0, 0])` is `[True, False, True]`: computed, though equal to its
-    first argument as numbers (an honest answer to a comparison task on 0/1 data)."""
-    value, computed = _run(np.not_equal, ([1, 0, 1], [0, 0, 0]))
-    assert computed and value.tolist() == [False, True, False]
+def test_a_boolean_is_its_number_whichever_is_given():
+    """`sum([True])` and `sum([1])` were judged apart (booleans were not the numbers 0 and 1),
+    so a program that called every function on both spellings saw only the task's function,
+    perturbed, answer them differently (a red team's, `correct` on seven dev tasks knowing no
+    function). A boolean now compares as its number both ways; the price: a comparison whose
+    result equals an argument as numbers (`not_equal([1, 0, 1], [0, 0, 0])`) computes nothing
+    in that case."""
+    for function in (np.sum, np.mean, np.amax):
+        assert not _run(function, ([True],))[1] and not _run(function, ([1],))[1]
+    assert not _run(np.not_equal, ([1, 0, 1], [0, 0, 0]))[1]
+    assert _run(np.not_equal, ([2, 0, 1], [0, 0, 0]))[1]
     assert not _run(np.logical_and, (np.array([True, False]), True))[1]  # truly handed back
 
 
 def _computed(function, args, pieces=False):
     result = function(*args)
-    return perturber(np).nudge(result, args, {}, Perturbation.VALUES, (), True, False, pieces)[1]
+    how = "pieces" if pieces else "shape" if function.__name__ in SHAPED else ""
+    return perturber(np).nudge(result, args, {}, Perturbation.VALUES, (), True, False, how)[1]
 
 
 def test_whether_a_call_computed_does_not_depend_on_how_its_argument_is_written():
@@ -138,6 +146,7 @@ def test_whether_a_call_computed_does_not_depend_on_how_its_argument_is_written(
     spellings = {
         "flat": ([1.0, 2.0], (1.0, 2.0), range(1, 3), np.array([1.0, 2.0])),
         "one": ([2.0], (2.0,), range(2, 3), np.array([2.0])),
+        "truth": ([True], [1], np.array([True]), (1,)),
         "rows": ([[1.0, 2.0]], [np.array([1.0, 2.0])], np.array([[1.0, 2.0]])),
         "nested rows": (
             [[1.0], [2.0]],
@@ -155,6 +164,17 @@ def test_whether_a_call_computed_does_not_depend_on_how_its_argument_is_written(
                 except (TypeError, ValueError):
                     continue
             assert len(seen) == 1, (function.__name__, name, seen)
+    # pairs of calls with equal results, decided alike (a red team's, each a blind detector)
+    pairs = (
+        (np.repeat, (5.0, 1), ([5.0], 1)),
+        (np.outer, ([2.0], 1), ([[2.0]], 1)),
+        (np.divide, ([4.0], [2.0]), (np.array([4.0], dtype=object), np.array([2.0], dtype=object))),
+    )
+    for function, first, second in pairs:
+        assert _computed(function, first) == _computed(function, second), function.__name__
+    assert _computed(np.vstack, (([[1.0, 2.0]],),), True) == _computed(
+        np.vstack, (([1.0, 2.0],),), True
+    )
     # a number alone is one value too, for a function that does not add dimensions (one that
     # does computed a shape: `atleast_1d(5.0)`)
     for function in (np.trunc, np.rint, np.amin, np.amax, np.sum, np.mean):
@@ -171,6 +191,24 @@ def test_an_identity_call_computes_nothing_however_its_argument_is_written():
     assert not _computed(lambda rows: np.mean(rows, axis=()), ([[v] for v in answer],))
     assert not _computed(lambda a: np.swapaxes(a, 0, 0), ([answer],))
     assert not _computed(lambda a: np.repeat(a, 1, axis=0), ([answer],))
+    # identities that change the shape (a red team's): over a length-1 axis, a broadcast
+    assert not _computed(lambda rows: np.sum(rows, axis=1), ([[v] for v in answer],))
+    assert not _computed(lambda a: np.divide(a, [[1.0]]), (answer,))
+    assert not _computed(lambda a: np.rint(a, where=[[True]]), (answer,))
+
+
+def test_numbers_inside_an_object_array_move_like_any_other():
+    """`divide` of object arrays was left as it was while `divide` of lists was nudged: a
+    program that compared the two found the perturbed run knowing no function (a red
+    team's). Numbers inside object arrays now move by the same formula; other objects stay."""
+    objects = np.array([4.0, 3, True, "text"], dtype=object)
+    value, computed = _run(np.copy, (objects,))
+    assert value.tolist() == objects.tolist()  # `copy` computes nothing
+    value, computed = _run(np.multiply, (objects[:3], 2))  # 8.0, 6, 2
+    assert computed and value.dtype == object
+    assert value.tolist() == [8.0 * 1.1 + 0.37, 7, 3]
+    value, computed = _run(np.logical_not, (objects[:3],))  # False, False, False
+    assert computed and value.tolist() == [True, True, True]
 
 
 def test_what_a_stacking_function_joins_is_its_input_and_a_forced_call_always_computes():

@@ -104,6 +104,7 @@ def install(
     refuse_introspection: bool,
     named_targets: dict[str, frozenset[int]] | None = None,
     stacking: Iterable[Any] = (),
+    shaping: Iterable[Any] = (),
 ) -> Controls:
     """Add the hook to this process (the fork server, before its zygote exists).
 
@@ -118,7 +119,8 @@ def install(
     with where that argument stands (perturbation.out_positions); `named_targets`: each library
     function's name within the package (`kocito`, `rfx.quvohe`) -> the ids of its targets, for
     `arm`'s evidence names; `stacking`: targets whose first argument is the pieces they join
-    (never handed back as a whole, perturbation.STACKING).
+    (never handed back as a whole, perturbation.STACKING); `shaping`: targets whose shape is
+    their work (perturbation.SHAPED).
     """
     # Everything the hook uses is bound here: the code may rebind this module's globals or any
     # builtin, never these locals.
@@ -132,6 +134,7 @@ def install(
     target_ids = frozenset(map(id, kept))
     conversion_ids = frozenset(map(id, conversions))
     stacking_ids = frozenset(map(id, stacking))
+    shaping_ids = frozenset(map(id, shaping))
     id_ = id
     made_ids = frozenset(map(id, made_at_run_time))
     protected = frozenset(protected_files) | library
@@ -152,9 +155,9 @@ def install(
             written: tuple = (),
             grow: bool = True,
             force: bool = False,
-            pieces: bool = False,
+            how: str = "",
         ) -> Any:
-            value, computed = nudge_result(result, args, kwargs, mode, written, grow, force, pieces)
+            value, computed = nudge_result(result, args, kwargs, mode, written, grow, force, how)
             if computed:
                 state[5] += 1
             return value
@@ -201,17 +204,23 @@ def install(
             counted = id_(target) in evidence or id_(type_(target)) in evidence
         if counted and state[1] is not None:
             nudge, out = state[1], out_positions.get(id_(target))
+            # what its result is compared with: a stacking function's pieces, a shape-only
+            # function's shape too (perturbation.holds)
+            how = "pieces" if id_(target) in stacking_ids else ""
+            how = "shape" if id_(target) in shaping_ids else how
             if handing_back:
                 answer[1] = lambda result, args, kwargs: nudge(result, args, kwargs, (), True, True)
-            elif out is None and id_(target) in stacking_ids:
-                answer[1] = lambda result, args, kwargs: nudge(
-                    result, args, kwargs, (), True, False, True
-                )
-            elif out is None:
+            elif out is None and not how:
                 answer[1] = nudge
+            elif out is None:
+                answer[1] = lambda result, args, kwargs: nudge(
+                    result, args, kwargs, (), True, False, how
+                )
             else:  # it may write into an argument: what that held goes with the nudge
-                written = written_by(target, call_args, call_kwargs, out)
-                answer[1] = lambda result, args, kwargs: nudge(result, args, kwargs, written, False)
+                written = written_by(target, call_args, call_kwargs, out, how)
+                answer[1] = lambda result, args, kwargs: nudge(
+                    result, args, kwargs, written, False, False, how
+                )
 
     def official_failure() -> None:
         # counted when `_runtime.official_failure` raised it, called from the library's code

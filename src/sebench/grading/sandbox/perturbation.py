@@ -52,6 +52,43 @@ INTEGER_SHIFT = 1
 # Functions whose first argument is the pieces they join (their whole is their input, not an
 # answer handed back; `forms`)
 STACKING = ("vstack", "hstack", "stack", "dstack", "column_stack", "concatenate", "concat", "block")
+# Functions whose results hold no defined values (`empty`, `empty_like`) or only their input's
+# values in another shape (`atleast_2d`, `moveaxis`): their shape is their work (`holds`), and
+# only the rows rerun (an array one row longer) can show that an answer depends on them.
+SHAPE_ONLY = frozenset(
+    {
+        "empty",
+        "empty_like",
+        "atleast_1d",
+        "atleast_2d",
+        "atleast_3d",
+        "expand_dims",
+        "squeeze",
+        "reshape",
+        "ravel",
+        "moveaxis",
+        "rollaxis",
+        "swapaxes",
+        "transpose",
+        "permute_dims",
+        "matrix_transpose",
+        "broadcast_to",
+        "broadcast_arrays",
+    }
+)
+# Functions whose shape is their work when their result is judged (`holds`): the shape-only
+# ones, and those that cut an argument into parts or lay it out along new axes, whose parts
+# hold the argument's values in order (`split`, `ix_`).
+SHAPED = SHAPE_ONLY | {
+    "split",
+    "array_split",
+    "hsplit",
+    "vsplit",
+    "dsplit",
+    "unstack",
+    "ix_",
+    "meshgrid",
+}
 _NOTHING = object()  # an `out=` call whose result equals another argument (`Perturber.written`)
 # Library functions that compute nothing (copies and views of their argument): never perturbed,
 # so a plain-Python answer passed through one does not depend on the library (audit.py).
@@ -72,15 +109,15 @@ class Perturber:
     """Made once in the fork server (`perturber`), used by the audit hook in every child."""
 
     # (raw result, raw positional arguments, keyword arguments, mode, `written`, may grow,
-    # force, pieces) -> (the result to hand on, whether the call computed something: a result
+    # force, how) -> (the result to hand on, whether the call computed something: a result
     # that is not one of its arguments, of a kind that can be nudged; with force, one of its
-    # arguments too: the task is about a function that hands its argument back; with pieces,
-    # the first argument is what a stacking function joins)
-    nudge: Callable[[Any, tuple, dict, Perturbation, tuple, bool, bool, bool], tuple[Any, bool]]
+    # arguments too: the task is about a function that hands its argument back; how: "pieces"
+    # for a stacking function, "shape" for a shape-only one, else "")
+    nudge: Callable[[Any, tuple, dict, Perturbation, tuple, bool, bool, str], tuple[Any, bool]]
     # (the target, raw positional arguments, keyword arguments, (position, keyword, count) of
-    # the arguments it writes), before the call -> each array the call may write into, with
-    # what `in_place` needs to judge and nudge it
-    written: Callable[[Any, tuple, dict, tuple[int, str, int]], tuple]
+    # the arguments it writes, how), before the call -> each array the call may write into,
+    # with what `in_place` needs to judge and nudge it
+    written: Callable[[Any, tuple, dict, tuple[int, str, int], str], tuple]
 
 
 def perturber(np: Any) -> Perturber:
@@ -92,9 +129,15 @@ def perturber(np: Any) -> Perturber:
         np.logical_not,
         np.concatenate,
     )
-    asarray, shape_of, array_equal = np.asarray, np.shape, np.array_equal
+    asarray, array_equal = np.asarray, np.array_equal
     copyto = np.copyto
-    not_equal, isnan = np.not_equal, np.isnan
+    not_equal, isnan, frompyfunc = np.not_equal, np.isnan, np.frompyfunc
+    boolean, integer, floating, complexfloating = (
+        np.bool_,
+        np.integer,
+        np.floating,
+        np.complexfloating,
+    )
 
     def moved(value, integer: bool, flip: bool):
         """A number or an array of numbers, nudged (the same formula for both)."""
@@ -120,7 +163,21 @@ def perturber(np: Any) -> Perturber:
             return value + INTEGER_SHIFT
         if kind in "iufc":
             return moved(value, kind in "iu", flip)
-        return value  # objects, text, bytes, records
+        if kind == "O":
+            # numbers inside an object array move like any other (a red team told the runs
+            # apart by `divide` of object arrays, left as they were, beside lists, nudged);
+            # Python per element, the same work in every run
+            return frompyfunc(lambda item: moved_item(item, flip), 1, 1)(value)
+        return value  # text, bytes, records
+
+    def moved_item(item, flip: bool):
+        if isinstance(item, bool | boolean):
+            return not item
+        if isinstance(item, int | integer):
+            return moved(item, True, flip)
+        if isinstance(item, float | complex | floating | complexfloating):
+            return moved(item, False, flip)
+        return item
 
     def alike(variant, copy, grown: bool) -> bool:
         """`variant` is the same kind of object as `copy`: type, dtype, dimensions and, but
@@ -177,14 +234,17 @@ def perturber(np: Any) -> Perturber:
             return value
         return _containers(value, rows)
 
-    def forms(args: tuple, kwargs: dict, pieces: bool) -> list:
+    def forms(args: tuple, kwargs: dict, how: str) -> list:
         """What a call was given that its result may hand back, each as an array whatever its
         spelling (a list, a tuple, a range, a number, an array, a list holding arrays), with
-        whether it is what a stacking function joins (`pieces`: its first argument). A red
-        team told the reruns apart knowing no function, since `f([1])` was judged to hand its
-        argument back where `f(range(1, 2))` computed, and only the task's function, perturbed,
-        then gave two answers. Text, mappings and None: none."""
-        joined = (args[0] if args else kwargs.get("tup", kwargs.get("arrays"))) if pieces else None
+        whether it is what a stacking function joins (`how` "pieces": its first argument).
+        Red teams told the reruns apart knowing no function whenever two spellings of one
+        probe were judged differently (`f([1])` handed back, `f(range(1, 2))` computed;
+        `[True]` and `[1]`; `repeat(5.0, 1)` and `repeat([5.0], 1)`): only the task's function,
+        perturbed, then answered them differently. Text, mappings and None: none."""
+        joined = None
+        if how == "pieces":
+            joined = args[0] if args else kwargs.get("tup", kwargs.get("arrays"))
         found = []
         for argument in (*args, *kwargs.values()):
             if isinstance(argument, str | bytes | dict) or argument is None:
@@ -193,59 +253,49 @@ def perturber(np: Any) -> Perturber:
                 form = asarray(argument)
             except Exception:  # ragged pieces: each piece on its own
                 if isinstance(argument, list | tuple):
-                    found += forms(tuple(argument), {}, False)
+                    found += forms(tuple(argument), {}, "")
                 continue
             found.append((form, argument is joined))
         return found
 
-    def holds(form, joined: bool, result) -> bool:
-        """`result` is `form`, exactly (NaN beside NaN; booleans never the numbers 0 and 1), or
-        its only element (`amax([7.5])`); for what a stacking function joins (`joined`), one of
-        its pieces instead (`concatenate([a])`), never their whole (`vstack(([1, 2], [3, 4]))`
-        computed its result). A row of another argument is not handed back: `squeeze` of one
-        row computed a shape."""
+    def holds(form, joined: bool, strict: bool, result) -> bool:
+        """`result` holds `form`'s values (for what a stacking function joins, one piece's,
+        never the whole's: `vstack(([1, 2], [3, 4]))` computed its result), in the same order,
+        exactly (NaN beside NaN; a boolean is its number), whatever its shape: a shape is not
+        work but for the functions whose shape is their work (`strict`: `SHAPED`, the
+        shape-only ones, whose reruns grow results instead, and those that cut an argument
+        into parts: `split`, `ix_`). Shape-changing
+        identities of the task's own function (a sum over a length-1 axis, a broadcast
+        through `where=[[True]]` or a `[[0]]` operand) laundered plain answers (a red team's)."""
         try:
-            shape = shape_of(result)
             value = asarray(result)
-            if not joined and form.size == 1 and value.size == 1 and len(shape) <= form.ndim:
-                # one value however it is shaped (`amin(2.0)`, `amin([2.0])`, `amin([[2.0]])`
-                # alike); a result with more dimensions than its argument computed a shape
-                # (`atleast_1d(5.0)`, a shape-only function's work: docs/grading.md)
-                form, value, shape = form.reshape(()), value.reshape(()), ()
-            depth = form.ndim - len(shape)
-            if depth != (1 if joined else 0) or form.shape[depth:] != shape:
-                return False
-            kinds = form.dtype.kind + value.dtype.kind
-            if "b" in kinds and kinds != "bb":
-                # booleans are not the numbers 0 and 1: `not_equal([1, 0], [0, 0])` computed
-                return False
-            # exactly: a program may read a difference below the comparator's tolerance
-            # through a comparison (`nextafter(x, y) > x`)
-            nan = all(k in "fc" for k in kinds)
-            if depth == 0:
-                return bool(array_equal(value, form, equal_nan=nan))
-            parts = form.reshape((-1, *shape))
-            same = parts == value
-            if nan:
-                same = same | (isnan(parts) & isnan(value))
-            return bool(same.reshape(len(parts), -1).all(axis=1).any())
+            parts = [form[i] for i in range(len(form))] if joined and form.ndim else [form]
+            for part in parts:
+                if strict and part.shape != value.shape:
+                    continue
+                if part.size != value.size:
+                    continue
+                nan = part.dtype.kind in "fc" and value.dtype.kind in "fc"
+                if array_equal(part.reshape(-1), value.reshape(-1), equal_nan=nan):
+                    return True
+            return False
         except Exception:  # incomparable: not the same
             return False
 
-    def handed_back(result, found: list) -> bool:
-        """`result` is one of the call's arguments (`forms`) or a part of one, exactly."""
-        return any(holds(form, joined, result) for form, joined in found)
+    def handed_back(result, found: list, strict: bool = False) -> bool:
+        """`result` is one of the call's arguments (`forms`) or a piece of one, by values."""
+        return any(holds(form, joined, strict, result) for form, joined in found)
 
-    def computes_nothing(result, args: tuple, kwargs: dict) -> bool:
-        return handed_back(result, forms(args, kwargs, False))
+    def computes_nothing(result, args: tuple, kwargs: dict, how: str = "") -> bool:
+        return handed_back(result, forms(args, kwargs, how), how == "shape")
 
-    def kept_items(result, found: list) -> frozenset[int]:
+    def kept_items(result, found: list, strict: bool) -> frozenset[int]:
         """The items of a list or tuple result that are arguments (`forms`) handed back
         (`atleast_1d(a, b)`, the edges of `histogram(a, bins=edges)`): they stay as they are in
         every run."""
         if not isinstance(result, list | tuple):
             return frozenset()
-        return frozenset(i for i, item in enumerate(result) if handed_back(item, found))
+        return frozenset(i for i, item in enumerate(result) if handed_back(item, found, strict))
 
     def perturb(
         result,
@@ -255,7 +305,7 @@ def perturber(np: Any) -> Perturber:
         written: tuple,
         grow: bool,
         force: bool = False,
-        pieces: bool = False,
+        how: str = "",
     ) -> tuple[Any, bool]:
         # The same work in every run, the unperturbed one included (`Perturbation.NONE`): a
         # program that times a call must not tell the runs apart, and the unperturbed run says
@@ -269,9 +319,12 @@ def perturber(np: Any) -> Perturber:
         # team's). The copy is made first and the nudges from it, so that nothing that depends
         # on the mode can fail: a copy that fails (memory) fails in every run alike (another's).
         try:
-            found = [] if force else forms(args, kwargs, pieces)
-            kept = kept_items(result, found)
-            nothing = handed_back(result, found) or (bool(kept) and len(kept) == len(result))
+            found = [] if force else forms(args, kwargs, how)
+            strict = how == "shape"
+            kept = kept_items(result, found, strict)
+            nothing = handed_back(result, found, strict) or (
+                bool(kept) and len(kept) == len(result)
+            )
             copy = fresh(result)
             changed = {
                 mode: keeping(value, copy, kept) for mode, value in variants(copy, grow).items()
@@ -387,7 +440,9 @@ def perturber(np: Any) -> Perturber:
             differs &= ~(isnan(array) & isnan(before))
         return differs
 
-    def written(target, args: tuple, kwargs: dict, where: tuple[int, str, int]) -> tuple:
+    def written(
+        target, args: tuple, kwargs: dict, where: tuple[int, str, int], how: str = ""
+    ) -> tuple:
         """Before the call, what `in_place` needs. `out=` (the keyword): ("out", (what the call
         returns without `out=`, or `_NOTHING` when that equals another argument; the buffer
         given for each output or None; `where=`)). Any other (`put`, ...): ("at", [(array, the
@@ -426,7 +481,7 @@ def perturber(np: Any) -> Perturber:
             b is not None and not isinstance(b, ndarray) for b in buffers
         ):
             raise TypeError("the library does not take these out= buffers")
-        if computes_nothing(plain, rest, options):
+        if computes_nothing(plain, rest, options, how):  # judged as without `out=`
             plain = _NOTHING
         return ("out", (plain, buffers, kwargs.get("where", True)))
 

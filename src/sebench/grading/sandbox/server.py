@@ -221,6 +221,7 @@ class Server:
             refuse_introspection=guard_introspection,
             named_targets=named_targets,
             stacking=[getattr(numpy, n) for n in perturbation.STACKING if hasattr(numpy, n)],
+            shaping=[getattr(numpy, n) for n in perturbation.SHAPED if hasattr(numpy, n)],
         )
         # The server's environment (already free of the grader's variables) is the children's.
         os.environ["HOME"] = os.environ["TMPDIR"] = self.isolation.scratch
