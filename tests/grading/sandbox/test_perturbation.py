@@ -48,10 +48,14 @@ def test_a_call_of_a_function_that_takes_out_without_a_buffer_is_an_ordinary_cal
     assert kind == "out" and plain == 1.5 and buffers == [buffer]
 
 
-def _run(function, args, kwargs=None, mode=Perturbation.VALUES):
+def _run(function, args, kwargs=None, mode=Perturbation.VALUES, how=None):
     """The result a call of `function` hands on in `mode`, and whether it computed something,
-    as the hook sees it (in-place calls through `written`, made before the call)."""
+    as the hook sees it (in-place calls through `written`, made before the call; `how` as the
+    hook says for the function unless given)."""
     kwargs = kwargs or {}
+    if how is None:
+        how = "pieces" if function.__name__ in STACKING else ""
+        how = "shape" if function.__name__ in SHAPED else how
     p = perturber(np)
     where = {
         np.copyto: (0, "dst", 1),
@@ -59,10 +63,8 @@ def _run(function, args, kwargs=None, mode=Perturbation.VALUES):
         np.place: (0, "arr", 1),
         np.putmask: (0, "a", 1),
     }.get(function)
-    written = p.written(function, args, kwargs, where) if where else ()
+    written = p.written(function, args, kwargs, where, how) if where else ()
     result = function(*args, **kwargs)
-    how = "pieces" if function.__name__ in STACKING else ""  # as the audit hook says
-    how = "shape" if function.__name__ in SHAPED else how
     return p.nudge(result, args, kwargs, mode, written, True, False, how)
 
 
@@ -133,9 +135,10 @@ def test_a_boolean_is_its_number_whichever_is_given():
 
 
 def _computed(function, args, pieces=False):
-    result = function(*args)
+    """Whether the call computed something; a stacking function judged as one only with
+    `pieces`."""
     how = "pieces" if pieces else "shape" if function.__name__ in SHAPED else ""
-    return perturber(np).nudge(result, args, {}, Perturbation.VALUES, (), True, False, how)[1]
+    return _run(function, args, how=how)[1]
 
 
 def test_whether_a_call_computed_does_not_depend_on_how_its_argument_is_written():

@@ -133,8 +133,8 @@ def install(
     kept = list(targets)  # alive, so their ids stay theirs
     target_ids = frozenset(map(id, kept))
     conversion_ids = frozenset(map(id, conversions))
-    stacking_ids = frozenset(map(id, stacking))
-    shaping_ids = frozenset(map(id, shaping))
+    # how a target's result is judged (perturbation.holds): "pieces", "shape", or "" (absent)
+    judged = {id(t): "pieces" for t in stacking} | {id(t): "shape" for t in shaping}
     id_ = id
     made_ids = frozenset(map(id, made_at_run_time))
     protected = frozenset(protected_files) | library
@@ -204,10 +204,7 @@ def install(
             counted = id_(target) in evidence or id_(type_(target)) in evidence
         if counted and state[1] is not None:
             nudge, out = state[1], out_positions.get(id_(target))
-            # what its result is compared with: a stacking function's pieces, a shape-only
-            # function's shape too (perturbation.holds)
-            how = "pieces" if id_(target) in stacking_ids else ""
-            how = "shape" if id_(target) in shaping_ids else how
+            how = judged.get(id_(target), "")
             if handing_back:
                 answer[1] = lambda result, args, kwargs: nudge(result, args, kwargs, (), True, True)
             elif out is None and not how:

@@ -18,14 +18,16 @@ included: never a view of an argument, never read-only, always in C order (NumPy
 may be any of these, the nudged ones are none), so that a program cannot tell the runs apart by
 writing into a result.
 
-A result is left as it is when it is one of the call's arguments, or equals one or a part of
-one (same shape, same values, NaN beside NaN: the argument as an array whatever its spelling,
-or its only element; `forms`): such a call computes nothing
-(`positive`, `ravel` of a flat array, `reshape` to its own shape, rounding what is already
-round, `concatenate([a])`), and a plain-Python answer passed through it must not depend on the
-library; so is each item of a list or tuple result that is an argument handed back. What a
-stacking function (`STACKING`) joins is handed back piece by piece (`concatenate([a])`), never
-as a whole: `vstack(([1, 2], [3, 4]))` computed its result. A call that writes its result into an argument (`out=`, `copyto`, ...) computed something
+A result is left as it is when it holds one of the call's arguments' values in the same order
+(exactly, NaN beside NaN, a boolean as its number), whatever the shape and however the argument
+is written (`forms`, `holds`): such a call computes nothing (`positive`, `ravel` of a flat
+array, a sum over a length-1 axis, rounding what is already round), and a plain-Python answer
+passed through it must not depend on the library; so is each item of a list or tuple result
+that is an argument handed back. Shape is work only for the functions whose shape is their
+work (`SHAPED`: `reshape` to another shape, `split`). What a stacking function (`STACKING`)
+joins is handed back piece by piece (`concatenate([a])`), never as a whole:
+`vstack(([1, 2], [3, 4]))` computed its result. A call that writes its result into an
+argument (`out=`, `copyto`, ...) computed something
 if it changed that argument, and is nudged where it wrote: the buffer then holds what the same
 call without `out=` returns, so the two cannot tell the runs apart. (`copyto(buffer, answer)`
 hands an argument back too, but only a call of the task's own functions counts, and copying is
@@ -269,7 +271,7 @@ def perturber(np: Any) -> Perturber:
         through `where=[[True]]` or a `[[0]]` operand) laundered plain answers (a red team's)."""
         try:
             value = asarray(result)
-            parts = [form[i] for i in range(len(form))] if joined and form.ndim else [form]
+            parts = list(form) if joined and form.ndim else [form]
             for part in parts:
                 if strict and part.shape != value.shape:
                     continue
@@ -282,7 +284,7 @@ def perturber(np: Any) -> Perturber:
         except Exception:  # incomparable: not the same
             return False
 
-    def handed_back(result, found: list, strict: bool = False) -> bool:
+    def handed_back(result, found: list, strict: bool) -> bool:
         """`result` is one of the call's arguments (`forms`) or a piece of one, by values."""
         return any(holds(form, joined, strict, result) for form, joined in found)
 
