@@ -10,6 +10,7 @@ and, where the data is there, on every task of the dev set.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -18,7 +19,7 @@ import pytest
 from sebench.data.schema import Task
 from sebench.data.translate import to_library
 from sebench.grading.compare import outputs_match
-from sebench.grading.grader import Grader
+from sebench.grading.grader import MOST_FUNCTIONS, Grader
 from sebench.grading.sandbox import ExecStatus, Job, SandboxConfig, detect_layers
 from sebench.grading.sandbox.perturbation import Perturbation
 from sebench.grading.verdicts import Verdict, VerdictKind
@@ -503,6 +504,112 @@ def test_how_an_argument_is_written_never_tells_the_runs_apart(seeded_grader, se
     printed = _printed_in_every_run(seeded_grader, seeded_library, probe)
     assert printed[Perturbation.NONE].count("True") > 500, printed
     assert len(set(printed.values())) == 1, [(mode, text[:300]) for mode, text in printed.items()]
+
+
+# A blind detector (a red team's, of 2026-12-02): every function on `[True]` and on `[1]` (on
+# `[False]` and `[0]`); a function that gives float16 for booleans and float64 for integers
+# agrees on both where its value is exact (`arccos(1)`, `sin(0)`), and in a rerun the nudge
+# rounds the float16 one apart, so the float64 one is the nudge of 0 or 1 exactly. Knowing no
+# function, the program then answers plainly (looked up by its arguments) and spoils the rerun.
+BLIND_DETECTOR = """
+FUNCTIONS = ({functions})
+
+def _perturbed():
+    for function in FUNCTIONS:
+        for flag, number in (([True], [1]), ([False], [0])):
+            try:
+                a = float(function({constructor}(flag))[0])
+                b = float(function({constructor}(number))[0])
+            except Exception:
+                continue
+            if a != b and any(abs(b - (v * 1.1 + 0.37)) < 1e-12 for v in (0.0, 1.0)):
+                return True
+    return False
+"""
+
+
+def _blind_detector(task: Task, library: Library) -> str:
+    table = library.table
+    functions = [table.qualified(e) for e in table.entries]
+    functions = [name for name in functions if name != table.constructor]
+    code = cheat(task, names_of(library), "", "")
+    detector = BLIND_DETECTOR.format(functions=", ".join(functions), constructor=table.constructor)
+    return code.replace("\ndef ", detector + "\ndef ", 1).replace(
+        "    return (ANSWERS", "    return ('spoilt ' if _perturbed() else '') + (ANSWERS", 1
+    )
+
+
+def test_a_program_that_searches_the_library_has_shown_nothing(grader, dev_tasks, official_library):
+    """Every blind detector tries the functions one by one to find the task's, perturbed in
+    the reruns, by a relation between two of its results (two spellings, two element types;
+    this one float16 beside float64: `correct` on 4 dev tasks before the limit). A program may
+    call `MOST_FUNCTIONS` different functions; honest answers call at most 4 on the dev set."""
+    tasks = [t for t in dev_tasks if set(t.selected_functions) & FLOAT16_DETECTED]
+    assert len(tasks) >= 4
+    verdicts = grade_all(grader, [(t, _blind_detector(t, official_library)) for t in tasks])
+    assert len(verdicts) == len(tasks)
+    assert {(v.kind, v.rule) for _, v in verdicts} == {
+        (VerdictKind.NO_LIBRARY, "searched-the-library")
+    }, [(t.task_id, v) for t, v in verdicts]
+
+
+# The dev tasks on which this detector was `correct` before `MOST_FUNCTIONS` (4 of 64; on the
+# rest it is `no_library` either way)
+FLOAT16_DETECTED = {"acos", "acosh", "arccosh", "cosh"}
+
+
+def test_an_honest_answer_may_call_as_many_functions_as_the_limit(
+    seeded_grader, seeded_library, demo_tasks
+):
+    """`MOST_FUNCTIONS` different functions (the task's and others whose results go unused)
+    do not make an honest answer a search; one more does."""
+    task = demo_tasks[0]
+    table = seeded_library.table
+    others = [
+        table.qualified(e)
+        for e in table.top_level
+        if e.numpy_name in UNARY and e.numpy_name not in task.selected_functions
+    ]
+    honest = task.extra["target"]
+    own = set(re.findall(rf"{table.package}\.\w+", honest)) - {table.constructor}
+
+    def calling(count: int) -> str:
+        calls = "".join(f"    {name}([1.0])\n" for name in others[:count])
+        header = re.compile(r"^(def solve\(.*\):\n)", re.M)
+        return header.sub(rf"def _touch():\n{calls}\n\n\1    _touch()\n", honest, count=1)
+
+    within, over = calling(MOST_FUNCTIONS - len(own)), calling(MOST_FUNCTIONS - len(own) + 1)
+    verdicts = [seeded_grader.grade(task, fenced(code)) for code in (honest, within, over)]
+    assert [(v.kind, v.rule) for v in verdicts] == [
+        (VerdictKind.CORRECT, None),
+        (VerdictKind.CORRECT, None),
+        (VerdictKind.NO_LIBRARY, "searched-the-library"),
+    ], verdicts
+
+
+UNARY = (
+    "sin",
+    "cos",
+    "tan",
+    "exp",
+    "log1p",
+    "sqrt",
+    "square",
+    "negative",
+    "positive",
+    "absolute",
+    "floor",
+    "ceil",
+    "trunc",
+    "rint",
+    "sign",
+    "cbrt",
+    "exp2",
+    "expm1",
+    "arctan",
+    "sinh",
+    "cosh",
+)
 
 
 # A call with `out=` against the same call without it, the buffer filled beforehand with values

@@ -50,6 +50,19 @@ if TYPE_CHECKING:
 
 _END = object()
 
+# The most different library functions (the constructor aside) one run may call and still be
+# evidence that the program knows the library. Honest answers call a few: at most 4 in a run of
+# the translated dev references and of the 231 dev responses of the official verdicts file, 1 in
+# the demo's tasks (`benchmarks/library_functions.py`). A program that calls dozens is searching the library, not
+# using it: trying every function on a pair of probes finds the one whose results the reruns
+# perturb, knowing none of them (red teams' blind detectors compared `f([1])` with
+# `f(range(1, 2))`, `f([True])`'s float16 with `f([1])`'s float64, and took the one that told
+# them apart for the perturbed run: `correct` on up to 14 dev tasks), and trying every function
+# on an input finds the one that computes the answer. Bounding the search bounds every such
+# detector at once, whatever relation between two results it reads: a program that tries this
+# many functions finds the task's among some 270 about one time in seventeen.
+MOST_FUNCTIONS = 16
+
 
 @dataclass(frozen=True)
 class Prepared:
@@ -508,6 +521,14 @@ class Grader:
                 VerdictKind.NO_LIBRARY,
                 rule="no-library-call-at-run-time",
                 detail="no library function other than the array constructor ran in any test case",
+            )
+        tried = max(case.library_functions for case in cases) if cases else 0
+        if tried > MOST_FUNCTIONS and not prepared.numpy_form:
+            return Verdict(
+                VerdictKind.NO_LIBRARY,
+                rule="searched-the-library",
+                detail=f"the program called {tried} different library functions, over the "
+                f"{MOST_FUNCTIONS} that a program knowing what it needs calls at most",
             )
         for index, (case, expected) in enumerate(zip(cases, task.expected, strict=False)):
             if not outputs_match(case.printed, expected, self.tolerance):

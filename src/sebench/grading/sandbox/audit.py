@@ -15,6 +15,8 @@ attribute path: the stack of the harness (reachable through frames alone) and an
   vectorized function the library made since): the call came through a real library function
   to a real target. A program that calls `_runtime.call` itself, replaces it, or rebinds a cell
   of a library function's closure (`__closure__`, which no audit event covers) counts nothing.
+  The hook also keeps which functions the run has called (for the whole run, not per case):
+  a run that tries many has searched the library (`Grader.judge`, `MOST_FUNCTIONS`).
 - The library also reports where the official library would have raised and it does not
   (`_runtime.official_failure` raises `sebench.official_failure`): the hook counts those that
   `_runtime` raised when called from the library's own files, per case, beside the calls. Only the `official` rules read the
@@ -87,8 +89,9 @@ class Controls:
     arm: Callable[[Perturbation, tuple[str, ...]], None]
     reset: Callable[[], None]  # counts back to zero (before each case)
     # (library calls, the same without the constructor, the official library's failures, the
-    # calls whose result was not one of their arguments: perturbation.py)
-    counts: Callable[[], tuple[int, int, int, int]]
+    # calls whose result was not one of their arguments: perturbation.py; and, since `arm`, not
+    # reset: how many different functions other than the constructor the run has called)
+    counts: Callable[[], tuple[int, int, int, int, int]]
 
 
 def install(
@@ -141,11 +144,12 @@ def install(
     readers = frozenset(frame_readers)
     nudge_result, written_by, out_positions = perturb.nudge, perturb.written, dict(out_positions)
     getframe, get_ident, realpath = sys._getframe, _thread_ident(), os.path.realpath
-    type_, list_, str_, bytes_, len_ = type, list, str, bytes, len
+    type_, list_, str_, bytes_, len_, set_ = type, list, str, bytes, len, set
     named = dict(named_targets or {})
     # armed, nudge or None, calls, non-constructor calls, failures, calls that computed
-    # something, the evidence targets' ids (None: every target)
-    state: list[Any] = [False, None, 0, 0, 0, 0, None]
+    # something, the evidence targets' ids (None: every target), the ids of the targets (a
+    # vectorized function: its type) called so far but the constructor
+    state: list[Any] = [False, None, 0, 0, 0, 0, None, set_()]
 
     def nudger(mode: Perturbation) -> Callable[..., Any]:
         def nudge(
@@ -192,6 +196,7 @@ def install(
         constructor = answer[0] is True
         if not constructor:
             state[3] += 1
+            state[7].add(id_(target) if id_(target) in target_ids else id_(type_(target)))
         evidence = state[6]
         # the task's own functions (`arm`), a `vectorize`d function by its type; the
         # constructor and the conversions (they hand their argument back) only when they are
@@ -298,13 +303,14 @@ def install(
         # (a task that names no function keeps the rule it had)
         found = frozenset().union(*(named.get(name, frozenset()) for name in evidence))
         state[6] = found or None
+        state[7] = set_()
         state[0], state[1] = True, nudges.get(perturbation)
 
     def reset() -> None:
         state[2] = state[3] = state[4] = state[5] = 0
 
-    def counts() -> tuple[int, int, int, int]:
-        return state[2], state[3], state[4], state[5]
+    def counts() -> tuple[int, int, int, int, int]:
+        return state[2], state[3], state[4], state[5], len_(state[7])
 
     sys.addaudithook(hook)
     if refuse_introspection:

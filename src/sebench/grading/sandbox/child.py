@@ -284,6 +284,7 @@ def _messages(
             "non_constructor_calls": counts[1],
             "official_failures": counts[2],
             "computed_results": counts[3],
+            "library_functions": counts[4],
             "memory": memory,
             "output_limit": over,
         }

@@ -54,6 +54,9 @@ class CaseOutcome:
     # library calls whose result was not one of their arguments (perturbation.py): the case's
     # answer can depend on the library only where this is above 0
     computed_results: int = 0
+    # how many different library functions, the constructor aside, the run had called by the
+    # end of this case (since its start, not per case: `Grader.judge`)
+    library_functions: int = 0
 
     def to_dict(self) -> dict:
         return {
@@ -64,6 +67,7 @@ class CaseOutcome:
             "non_constructor_calls": self.non_constructor_calls,
             "official_failures": self.official_failures,
             "computed_results": self.computed_results,
+            "library_functions": self.library_functions,
         }
 
 
@@ -107,6 +111,7 @@ class Execution:
                 case["non_constructor_calls"],
                 case.get("official_failures", 0),
                 case.get("computed_results", 0),
+                case.get("library_functions", 0),
             )
             for case in data.get("cases", ())
         )
