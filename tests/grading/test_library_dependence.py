@@ -587,6 +587,31 @@ def test_an_honest_answer_may_call_as_many_functions_as_the_limit(
     ], verdicts
 
 
+def test_the_functions_a_result_prints_through_are_counted_too(
+    seeded_grader, seeded_library, demo_tasks
+):
+    """The counts were read before a case's result was printed: a red team called 40 functions
+    in the `__str__` of the last case's result, where no later case read them. Now they count
+    like any other."""
+    task = demo_tasks[0]
+    table = seeded_library.table
+    others = [
+        table.qualified(e)
+        for e in table.top_level
+        if e.numpy_name in UNARY and e.numpy_name not in task.selected_functions
+    ]
+    calls = "".join(f"            {name}([1.0])\n" for name in others[: MOST_FUNCTIONS + 1])
+    shown = (  # the calls in the last case only: what a case prints, the next case counted
+        "PRINTED = []\n\n\nclass Shown:\n    def __init__(self, value):\n"
+        "        self.value = value\n\n    def __str__(self):\n        PRINTED.append(1)\n"
+        f"        if len(PRINTED) == {len(task.test_inputs)}:\n{calls}"
+        "        return str(self.value)\n\n\n"
+    )
+    honest = task.extra["target"]
+    code = shown + honest.replace("    return ", "    return Shown(", 1).rstrip() + ")\n"
+    assert seeded_grader.grade(task, fenced(code)).rule == "searched-the-library", code
+
+
 UNARY = (
     "sin",
     "cos",

@@ -259,18 +259,20 @@ def _messages(
         reset_counts()
         try:
             result = eval_(entry + "(" + text + ")", namespace)
-            counts = call_counts()
             printed = join([str_(result)])
             del result
+            # read after printing: a result's own `__str__` may call the library too (a red
+            # team called 40 functions there, after the counts were read, uncounted)
+            counts = call_counts()
             size = len_(utf8_length(printed, "utf-8", "surrogatepass"))
             if size > budget:
                 printed, over = printed[: budget if budget > 0 else 0], True
             budget -= size
         except exception as exc:
-            counts = call_counts()
             error_type, message = describe(exc)
             memory = isinstance_(exc, memory_error)
             del exc
+            counts = call_counts()
         except base_exception as exc:
             yield {"kind": "abort", "error_type": describe(exc)[0], "case": index}
             exit_now(0)

@@ -98,6 +98,9 @@ PREIMPORTS = (
 # NumPy-form tasks may use NumPy's submodules: loaded here once rather than in every child.
 # Not `numpy.random`, which imports `threading` (a fork handler: see test_server_imports); a
 # solution that uses it imports it in its own child.
+# The variable the library's loader reads its secret order from (`_loader.ORDER_VARIABLE`: the
+# built package imports nothing of sebench)
+ORDER_VARIABLE = "SEBENCH_LIBRARY_ORDER"
 NUMPY_PREIMPORTS = ("numpy", "numpy.linalg", "numpy.fft", "numpy.polynomial")
 
 
@@ -183,7 +186,13 @@ class Server:
         self.config = config
         sys.path.insert(0, library["root"])
         package = library["package"]
-        importlib.import_module(package)
+        # the pool's secret order of the library's functions, read by its loader at import and
+        # gone before any child exists
+        os.environ[ORDER_VARIABLE] = str(library.get("order", ""))
+        try:
+            importlib.import_module(package)
+        finally:
+            del os.environ[ORDER_VARIABLE]
         importlib.import_module(f"{package}.{library['submodule']}")
         runtime = importlib.import_module(f"{package}._runtime")
         # listed before the mount namespace may hide the library's folder (a root under /tmp)

@@ -1,5 +1,7 @@
 """Assembles the package at import time from the generated name table (`_table.py`)."""
 
+import os
+import random
 import sys
 from importlib.machinery import ModuleSpec
 
@@ -39,6 +41,22 @@ def _resolve(numpy_name):
     return None
 
 
+# The secret that orders the making of the functions (the grader's sandbox sets it, one for all
+# its servers; elsewhere the system's randomness). In catalog order, NumPy's alphabetical one,
+# consecutive functions got consecutive addresses, and `id`, `hash` or `repr` of the functions,
+# sorted, gave a program the whole name table with no call at all (a red team's: `correct` on
+# 55 of the 64 dev tasks knowing no name). Made in a secret order, the functions' addresses,
+# and the order of the package's attributes, say nothing of which NumPy function each is.
+ORDER_VARIABLE = "SEBENCH_LIBRARY_ORDER"
+
+
+def _secret_order(entries):
+    secret = os.environ.get(ORDER_VARIABLE) or os.urandom(16).hex()
+    shuffled = list(entries)
+    random.Random(secret).shuffle(shuffled)
+    return shuffled
+
+
 def install(name):
     package = sys.modules[name]
     zwc_array, make_function = _array.build(
@@ -57,10 +75,10 @@ def install(name):
         )
         setattr(module, lib_name, function)
 
-    for numpy_name, lib_name in _table.TOP_LEVEL:
-        add(package, name, numpy_name, lib_name)
-    for numpy_name, lib_name in _table.LINALG:
-        add(sub, sub_name, numpy_name, lib_name)
+    entries = [(package, name, *entry) for entry in _table.TOP_LEVEL]
+    entries += [(sub, sub_name, *entry) for entry in _table.LINALG]
+    for module, module_name, numpy_name, lib_name in _secret_order(entries):
+        add(module, module_name, numpy_name, lib_name)
     sub.__all__ = sorted(lib for _, lib in _table.LINALG)
     package.ZWCArray = zwc_array
     setattr(package, _table.SUBMODULE, sub)
