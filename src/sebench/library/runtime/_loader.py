@@ -69,6 +69,9 @@ def install(name):
     sub.__package__ = name
 
     def add(module, module_name, numpy_name, lib_name):
+        # a new string, made now: `setattr` interns it, so a program's literal of the name is
+        # this one, at an address of the secret order (`_table` interns no name)
+        lib_name = lib_name[:1] + lib_name[1:]
         doc = f"`{module_name}.{lib_name}`: see the `{name}` API documentation."
         function = make_function(
             _resolve(numpy_name), lib_name, module_name, numpy_name == _table.CONSTRUCTOR, doc
