@@ -95,12 +95,12 @@ PREIMPORTS = (
 )
 
 
-# NumPy-form tasks may use NumPy's submodules: loaded here once rather than in every child.
-# Not `numpy.random`, which imports `threading` (a fork handler: see test_server_imports); a
-# solution that uses it imports it in its own child.
 # The variable the library's loader reads its secret order from (`_loader.ORDER_VARIABLE`: the
 # built package imports nothing of sebench)
 ORDER_VARIABLE = "SEBENCH_LIBRARY_ORDER"
+# NumPy-form tasks may use NumPy's submodules: loaded here once rather than in every child.
+# Not `numpy.random`, which imports `threading` (a fork handler: see test_server_imports); a
+# solution that uses it imports it in its own child.
 NUMPY_PREIMPORTS = ("numpy", "numpy.linalg", "numpy.fft", "numpy.polynomial")
 
 
