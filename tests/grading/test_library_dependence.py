@@ -565,11 +565,7 @@ def test_an_honest_answer_may_call_as_many_functions_as_the_limit(
     do not make an honest answer a search; one more does."""
     task = demo_tasks[0]
     table = seeded_library.table
-    others = [
-        table.qualified(e)
-        for e in table.top_level
-        if e.numpy_name in UNARY and e.numpy_name not in task.selected_functions
-    ]
+    others = _other_unary_functions(task, seeded_library)
     honest = task.extra["target"]
     own = set(re.findall(rf"{table.package}\.\w+", honest)) - {table.constructor}
 
@@ -594,12 +590,7 @@ def test_the_functions_a_result_prints_through_are_counted_too(
     in the `__str__` of the last case's result, where no later case read them. Now they count
     like any other."""
     task = demo_tasks[0]
-    table = seeded_library.table
-    others = [
-        table.qualified(e)
-        for e in table.top_level
-        if e.numpy_name in UNARY and e.numpy_name not in task.selected_functions
-    ]
+    others = _other_unary_functions(task, seeded_library)
     calls = "".join(f"            {name}([1.0])\n" for name in others[: MOST_FUNCTIONS + 1])
     shown = (  # the calls in the last case only: what a case prints, the next case counted
         "PRINTED = []\n\n\nclass Shown:\n    def __init__(self, value):\n"
@@ -610,6 +601,15 @@ def test_the_functions_a_result_prints_through_are_counted_too(
     honest = task.extra["target"]
     code = shown + honest.replace("    return ", "    return Shown(", 1).rstrip() + ")\n"
     assert seeded_grader.grade(task, fenced(code)).rule == "searched-the-library", code
+
+
+def _other_unary_functions(task: Task, library: Library) -> list[str]:
+    """The library's qualified names of `UNARY` functions that are not the task's own."""
+    return [
+        library.table.qualified(e)
+        for e in library.table.top_level
+        if e.numpy_name in UNARY and e.numpy_name not in task.selected_functions
+    ]
 
 
 UNARY = (
