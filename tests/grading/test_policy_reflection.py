@@ -345,6 +345,72 @@ def test_reflective_attack_is_refused_under_its_named_rule(name, code, rule):
     assert refusal.rule == rule, refusal
 
 
+# Every place in Python's syntax where a program writes the name of an attribute to read from
+# an object, each with a slot for the name: each refused name must be refused in every one of
+# them, under the rule that refuses `x.name` (a red team read `str.format` through the class
+# pattern `case str(format=f)`, which checked fewer names than `x.format`; `getattr` with a
+# literal name and `attrgetter`'s paths checked fewer still).
+NAME_PLACES = {
+    "attribute": "def f(x):\n    return x.{name}",
+    "getattr": "def f(x):\n    return getattr(x, '{name}')",
+    "hasattr": "def f(x):\n    return hasattr(x, '{name}')",
+    "attrgetter": "import operator\ndef f(x):\n    return operator.attrgetter('{name}')(x)",
+    "attrgetter_path": "import operator\ndef f(x):\n    return operator.attrgetter('real.{name}')(x)",
+    "match_keyword": "def f(x):\n    match x:\n        case str({name}=v):\n            return v",
+    "nested_match_keyword": (
+        "def f(x):\n    match x:\n        case [int(real=r), str({name}=v)]:\n            return v"
+    ),
+    "format_field": "def f(x):\n    return '{{0.{name}}}'.format(x)",
+    "protocol_member": (
+        "import typing\nclass P(typing.Protocol):\n    {name}: int\n"
+        "def f(x):\n    return isinstance(x, P)"
+    ),
+    "protocol_method": (
+        "import typing\nclass P(typing.Protocol):\n    def {name}(self): ...\n"
+        "def f(x):\n    return isinstance(x, P)"
+    ),
+}
+# One name from each list of refused attribute names (policy.py), and the rule `x.name` gets.
+REFUSED_NAMES = [
+    ("_private", "underscore-attribute"),
+    ("f_back", "frame-introspection"),
+    ("modules", "import-table"),
+    ("attrgetter", "dynamic-attribute"),
+    ("now", "capability-attribute"),
+    ("functools", "reflective-name"),
+    ("EnumMeta", "reflective-name"),
+    ("format", "format-call"),
+    ("format_map", "format-call"),
+]
+
+
+@pytest.mark.parametrize(("name", "rule"), REFUSED_NAMES, ids=[n for n, _ in REFUSED_NAMES])
+@pytest.mark.parametrize("place", sorted(NAME_PLACES))
+def test_a_refused_attribute_name_is_refused_wherever_it_is_written(place, name, rule):
+    refusal = check_policy(ast.parse(NAME_PLACES[place].format(name=name)), "zwc")
+    assert refusal is not None, f"{name} read through {place} would run"
+    if place != "format_field":  # a format string's fields are refused as a constant
+        assert refusal.rule == rule, refusal
+    else:
+        assert refusal.rule == "format-attribute", refusal
+
+
+@pytest.mark.parametrize("place", sorted(NAME_PLACES))
+def test_an_honest_attribute_name_passes_wherever_it_is_written(place):
+    assert check_policy(ast.parse(NAME_PLACES[place].format(name="real")), "zwc") is None
+
+
+def test_the_red_teams_format_method_through_a_class_pattern_is_refused():
+    code = (
+        "import typing\nimport zwc\ndef solve(x):\n"
+        '    fmt = "{0." + "_" * 2 + "globals" + "_" * 2 + "[sys].mod" + "ules[zwc._table]}"\n'
+        "    match fmt:\n        case str(format=fm):\n            table = fm(typing.cast)\n"
+        "    return zwc.xenutu(x) if len(table) > 100 else None"
+    )
+    refusal = check_policy(ast.parse(code), "zwc")
+    assert refusal is not None and refusal.rule == "format-call", refusal
+
+
 HONEST = [
     "from dataclasses import dataclass, field\n\n@dataclass(frozen=True)\nclass P:\n"
     "    x: int\n    ys: list = field(default_factory=list)",

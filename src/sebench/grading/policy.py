@@ -343,6 +343,32 @@ def _format_attributes(text: str, depth: int = 0) -> list[str]:
     return found
 
 
+def attribute_refusal(name: str) -> tuple[str, str] | None:
+    """The rule that refuses reading the attribute `name` of any object, and why; None when
+    it may be read. One rule wherever a name to read is written: `x.name`, a class pattern's
+    `case str(name=...)`, the literal name given to `getattr`/`hasattr`/`attrgetter`, a field
+    of a format string, a member of a `typing.Protocol` (which `isinstance` reads from any
+    object). Each place had its own list once, and a red team read `str.format` through a
+    class pattern that checked fewer names than `x.format` did. `visit_Attribute` alone
+    allows two of these in one context each (a direct call of `attrgetter`, and `.format` on
+    a string literal)."""
+    if name.startswith("_"):
+        return "underscore-attribute", "a private or special attribute"
+    if name in INTROSPECTION_ATTRIBUTES:
+        return "frame-introspection", "an attribute that leads to frames"
+    if name in IMPORT_TABLE_ATTRIBUTES:
+        return "import-table", "the import system's tables"
+    if name in ATTRIBUTE_HELPERS:
+        return "dynamic-attribute", "a tool that reads attributes by name"
+    if name in CAPABILITY_ATTRIBUTES:
+        return "capability-attribute", "a capability"
+    if name in REFLECTIVE_ATTRIBUTES:
+        return "reflective-name", "a reflective tool"
+    if name in _FORMAT_METHODS:
+        return "format-call", "formatting reads attributes named in the string"
+    return None
+
+
 @dataclass(frozen=True)
 class Refusal:
     rule: str  # "underscore-attribute", "numpy-import", ...
@@ -754,6 +780,29 @@ class _PolicyVisitor(ast.NodeVisitor):
                 self.refuse(
                     "class-base", base, f"class {node.name} derives from {ast.unparse(base)[:60]}"
                 )
+            elif named == "typing.Protocol":
+                self.check_protocol_members(node)
+
+    def check_protocol_members(self, node: ast.ClassDef) -> None:
+        """A protocol's members are names that `isinstance(x, P)` reads from any object `x`
+        (in the sandbox too: `typing` then finds no frame and checks protocols that are not
+        `runtime_checkable` as if they were; a red team read `modules` that way)."""
+        for statement in node.body:
+            if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                names = [statement.name]
+            elif isinstance(statement, ast.Assign | ast.AnnAssign):
+                targets = (
+                    statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+                )
+                names = [t.id for t in targets if isinstance(t, ast.Name)]
+            else:
+                continue
+            for name in names:
+                refusal = attribute_refusal(name)
+                if refusal is not None and name not in ALLOWED_DUNDER_DEFINITIONS:
+                    self.refuse(
+                        refusal[0], statement, f"protocol {node.name} reads .{name}: {refusal[1]}"
+                    )
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         self.bind(node.name, "class", node)
@@ -848,24 +897,19 @@ class _PolicyVisitor(ast.NodeVisitor):
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         attr = node.attr
-        if attr.startswith("_"):
-            self.refuse("underscore-attribute", node, f"accesses .{attr}")
-        elif attr in INTROSPECTION_ATTRIBUTES:
-            self.refuse("frame-introspection", node, f"accesses .{attr}")
-        elif attr in IMPORT_TABLE_ATTRIBUTES:
-            self.refuse("import-table", node, f"accesses .{attr}")
-        elif attr in ATTRIBUTE_HELPERS and id(node) not in self.direct_calls:
-            self.refuse("dynamic-attribute", node, f"uses {attr} other than in a direct call")
-        elif attr in CAPABILITY_ATTRIBUTES:
-            self.refuse("capability-attribute", node, f"accesses .{attr}")
-        elif attr in REFLECTIVE_ATTRIBUTES:
-            self.refuse("reflective-name", node, f"accesses .{attr}, a reflective tool")
-        elif attr in _FORMAT_METHODS and not (
-            attr == "format" and isinstance(node.value, ast.Constant)
+        refusal = attribute_refusal(attr)
+        if refusal is None:
+            pass
+        elif refusal[0] == "dynamic-attribute" and id(node) in self.direct_calls:
+            pass  # `operator.attrgetter("name")(x)`: its names are checked at the call
+        elif (
+            refusal[0] == "format-call"
+            and attr == "format"
+            and isinstance(node.value, ast.Constant)
         ):
-            self.refuse(
-                "format-call", node, f".{attr} on anything but a string literal reads attributes"
-            )
+            pass  # `"{}".format(x)`: the literal's fields are checked as a constant
+        else:
+            self.refuse(refusal[0], node, f"accesses .{attr}: {refusal[1]}")
         value = node.value
         if isinstance(value, ast.Name):
             self.module_reads.add(id(value))
@@ -1047,17 +1091,13 @@ class _PolicyVisitor(ast.NodeVisitor):
             self.refuse("dynamic-attribute", node, f"{via} with unpacked arguments")
         elif not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
             self.refuse("dynamic-attribute", node, f"{via} with a computed attribute name")
-        elif any(part.startswith("_") for part in arg.value.split(".")):
-            self.refuse("underscore-attribute", node, f"{via} of {arg.value!r}")
-        elif any(
-            part in INTROSPECTION_ATTRIBUTES | IMPORT_TABLE_ATTRIBUTES
-            for part in arg.value.split(".")
-        ):
-            self.refuse("frame-introspection", node, f"{via} of {arg.value!r}")
-        elif any(part in CAPABILITY_ATTRIBUTES for part in arg.value.split(".")):
-            self.refuse("capability-attribute", node, f"{via} of {arg.value!r}")
-        elif any(part in _FORMAT_METHODS for part in arg.value.split(".")):
-            self.refuse("format-call", node, f"{via} of {arg.value!r}")
+        else:
+            # a dotted path too: `attrgetter` reads "a.b" part by part
+            for part in arg.value.split("."):
+                refusal = attribute_refusal(part)
+                if refusal is not None:
+                    self.refuse(refusal[0], node, f"{via} of {arg.value!r}: {refusal[1]}")
+                    break
 
     def visit_Constant(self, node: ast.Constant) -> None:
         if not isinstance(node.value, str):
@@ -1080,23 +1120,19 @@ class _PolicyVisitor(ast.NodeVisitor):
         Python's own parser (a `}` inside `[...]` does not end a field: a red team hid
         `.__globals__` behind one from the regex), and with the regex too, for text that parser
         refuses as a whole but `format` would have read up to the error."""
-        refused = INTROSPECTION_ATTRIBUTES | IMPORT_TABLE_ATTRIBUTES | CAPABILITY_ATTRIBUTES
         names = [
             attr.strip()
             for field_text in _FORMAT_FIELD.findall(text)
             for attr in _FORMAT_FIELD_ATTRIBUTE.findall(field_text)
         ]
         names += _format_attributes(text)
-        return any(
-            name.startswith("_") or name in refused or name in _FORMAT_METHODS for name in names
-        )
+        return any(attribute_refusal(name) is not None for name in names)
 
     def visit_MatchClass(self, node: ast.MatchClass) -> None:
-        for attr in node.kwd_attrs:
-            if attr.startswith("_") or attr in INTROSPECTION_ATTRIBUTES | IMPORT_TABLE_ATTRIBUTES:
-                self.refuse("underscore-attribute", node, f"matches on attribute {attr}")
-            elif attr in CAPABILITY_ATTRIBUTES:
-                self.refuse("capability-attribute", node, f"matches on attribute {attr}")
+        for attr in node.kwd_attrs:  # `case str(format=f)` reads `subject.format`
+            refusal = attribute_refusal(attr)
+            if refusal is not None:
+                self.refuse(refusal[0], node, f"matches on attribute {attr}: {refusal[1]}")
         self.defer(lambda: self.check_match_class(node))
         self.generic_visit(node)
 
