@@ -8,6 +8,7 @@ resident per sample). The scratch dir must have a total cap, or a job fills the 
 from __future__ import annotations
 
 import ctypes
+import errno
 import os
 import shutil
 import subprocess
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from sebench.grading.sandbox import ExecStatus, Job, SandboxConfig, SandboxPool
+from sebench.grading.sandbox import ExecStatus, Job, SandboxConfig, SandboxPool, isolation
 from sebench.grading.sandbox.isolation import LAYERS
 from tests.grading.sandbox.conftest import build_standin
 
@@ -232,3 +233,135 @@ def test_a_deeply_nested_scratch_tree_is_removed_and_the_server_goes_on(pool):
     for _ in range(pool.config.workers + 1):  # whichever server runs it
         after = pool.run(Job(NEST_JOB, "solve", ("depth=0",)))
         assert after.status is ExecStatus.OK and after.cases[0].printed == "0", after
+
+
+# Nothing of one job may reach the next through the scratch dir or the results pipe, whatever the
+# job does to them (a red team's, at the layers below the static policy: `os` and `fcntl`).
+DEEP_JOB = textwrap.dedent(
+    """
+    import os
+
+    def solve(depth):
+        # by descriptors: the path to the bottom is longer than PATH_MAX
+        fd = os.open(".", os.O_RDONLY | os.O_DIRECTORY)
+        for _ in range(depth):
+            os.mkdir("a", dir_fd=fd)
+            inner = os.open("a", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        secret = os.open("secret", os.O_CREAT | os.O_WRONLY, 0o600, dir_fd=fd)
+        os.write(secret, b"left by an earlier job")
+        os.close(secret)
+        os.fchmod(fd, 0)  # the bottom folder, or the scratch dir itself
+        return "made"
+    """
+)
+LOOK_JOB = textwrap.dedent(
+    """
+    import os
+
+    def solve():
+        return repr(sorted(os.listdir(".")))
+    """
+)
+
+
+def test_a_tree_nested_past_path_max_leaves_nothing_for_the_next_job(pool):
+    """2,100 nested folders (a path of ~4,200 bytes) with a file at the bottom and the bottom
+    folder closed (`chmod 0`): removal by path failed past PATH_MAX, and later jobs read the
+    file back."""
+    made = pool.run(Job(DEEP_JOB, "solve", ("depth=2100",)))
+    assert made.status is ExecStatus.OK and made.cases[0].printed == "made", made
+    for _ in range(pool.config.workers + 1):  # whichever server runs it
+        after = pool.run(Job(LOOK_JOB, "solve", ("",)))
+        assert after.status is ExecStatus.OK and after.cases[0].printed == "[]", after
+
+
+def test_a_job_that_closes_its_own_scratch_dir_does_not_break_the_next(pool):
+    """`chmod 0` on the scratch dir itself: the next child could not enter it, and every later
+    job on that server was `infra_error`."""
+    closed = pool.run(Job(DEEP_JOB, "solve", ("depth=0",)))
+    assert closed.status is ExecStatus.OK, closed
+    for _ in range(pool.config.workers + 1):
+        after = pool.run(Job(LOOK_JOB, "solve", ("",)))
+        assert after.status is ExecStatus.OK and after.cases[0].printed == "[]", after
+
+
+PIPE_JOB = textwrap.dedent(
+    """
+    import fcntl, os
+
+    def solve(change):
+        results = 3  # the results pipe, shared by every child of a zygote
+        if change:
+            fcntl.fcntl(results, fcntl.F_SETFL, os.O_NONBLOCK | os.O_APPEND)
+            fcntl.fcntl(results, fcntl.F_SETPIPE_SZ, 4096)
+        flags = fcntl.fcntl(results, fcntl.F_GETFL) & (os.O_NONBLOCK | os.O_APPEND)
+        # a result larger than the small pipe: written only if the pipe blocks
+        return f"{flags} {fcntl.fcntl(results, fcntl.F_GETPIPE_SZ)} " + "x" * (0 if change else 30000)
+    """
+)
+
+
+def test_each_child_finds_the_results_pipe_as_the_first_one_did(pool):
+    """A child that makes the shared results pipe non-blocking and small: later honest children
+    with large results failed to write them and ended `crashed`."""
+    first = pool.run(Job(PIPE_JOB, "solve", ("change=False",)))
+    assert first.status is ExecStatus.OK, first
+    as_made = first.cases[0].printed
+    changed = pool.run(Job(PIPE_JOB, "solve", ("change=True",)))
+    assert changed.cases[0].printed == f"{os.O_NONBLOCK | os.O_APPEND} 4096 ", changed
+    for _ in range(pool.config.workers + 1):
+        after = pool.run(Job(PIPE_JOB, "solve", ("change=False",)))
+        assert after.status is ExecStatus.OK and after.cases[0].printed == as_made, after
+
+
+NESTED_FRAME_JOB = textwrap.dedent(
+    """
+    import os, struct
+
+    def solve():
+        body = b"[" * 5000
+        os.write(3, struct.pack(">I", len(body)) + body)
+        return "sent"
+    """
+)
+
+
+def test_a_frame_nested_too_deep_is_the_childs_crash_not_the_servers(pool):
+    """A frame of 5,000 `[` (no nonce needed: it is parsed before the nonce is checked) raised
+    RecursionError in the server's decoder: `infra_error`, which RL leaves unscored, for a job
+    that broke the protocol."""
+    sent = pool.run(Job(NESTED_FRAME_JOB, "solve", ("",)))
+    assert sent.status is ExecStatus.CRASHED and "nests too deep" in (sent.detail or ""), sent
+    after = pool.run(Job(LOOK_JOB, "solve", ("",)))
+    assert after.status is ExecStatus.OK, after
+
+
+MANY_FILES_JOB = textwrap.dedent(
+    """
+    import os
+
+    def solve():
+        made = 0
+        try:
+            while made < 100_000:
+                os.mkdir(f"d{made}")
+                made += 1
+        except OSError as exc:
+            return f"{made} {exc.errno}"
+        return f"{made} none"
+    """
+)
+
+
+def test_the_scratch_dir_holds_a_bounded_number_of_files(pool):
+    """The size cap bounds the data, not the kernel's memory for empty files and folders: a red
+    team's job grew it by ~12 MB a job. A capped tmpfs runs out of inodes (ENOSPC)."""
+    if not pool.layers.get("scratch_cap"):
+        pytest.skip("no capped scratch dir on this machine (see `sebench doctor`)")
+    many = pool.run(Job(MANY_FILES_JOB, "solve", ("",)))
+    made, error = many.cases[0].printed.split()
+    assert int(made) <= isolation.SCRATCH_INODES and error == str(errno.ENOSPC), many
+    after = pool.run(Job(LOOK_JOB, "solve", ("",)))
+    assert after.status is ExecStatus.OK and after.cases[0].printed == "[]", after

@@ -66,6 +66,10 @@ LAYERS = (
 )
 # The layers that confine what code can reach; rlimits and process groups only bound resources.
 CONTAINMENT = ("network_namespace", "uid_drop", "landlock", "seccomp")
+# Files and folders the scratch tmpfs may hold at once: the size cap bounds their data, not the
+# kernel's memory for them (a red team's job of empty nested folders grew ~12 MB a job).
+# Honest programs make a few files, if any.
+SCRATCH_INODES = 4096
 
 _PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER, _PR_SET_NO_NEW_PRIVS = 1, 36, 38
 _CLONE_NEWNS, _CLONE_NEWIPC = 0x00020000, 0x08000000
@@ -270,7 +274,7 @@ def setup_server(config: SandboxConfig, protected: list[str]) -> ServerIsolation
     base = None
     base_mounted = False
     hidden_by_tmpfs = [p for p in read_only if _inside(p, ["/tmp"])]
-    scratch_tmpfs = f"size={config.scratch_mb}m,mode=0711"
+    scratch_tmpfs = f"size={config.scratch_mb}m,nr_inodes={SCRATCH_INODES},mode=0711"
     wants_cap = config.wants("scratch_cap")
     if not wants_cap:
         details["scratch_cap"] = "disabled in the config"
@@ -307,7 +311,9 @@ def setup_server(config: SandboxConfig, protected: list[str]) -> ServerIsolation
                 details["scratch_cap"] = f"off: {exc}"
         os.chmod(base, 0o711)  # traversable, not listable, for the sandbox uid
     if layers["scratch_cap"]:
-        details["scratch_cap"] = f"{config.scratch_mb} MiB in all, on a private tmpfs"
+        details["scratch_cap"] = (
+            f"{config.scratch_mb} MiB and {SCRATCH_INODES} files in all, on a private tmpfs"
+        )
     scratch = os.path.join(base, "scratch")
     os.mkdir(scratch, 0o700)
     # The children's tempfile module must not use a directory cached before (the host's /tmp).

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 from sebench.errors import SebenchError
 from sebench.grading.sandbox import isolation, protocol
 from sebench.grading.sandbox.config import SandboxConfig
-from sebench.grading.sandbox.execution import Execution, Job
+from sebench.grading.sandbox.execution import ExecStatus, Execution, Job
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -201,6 +201,11 @@ class SandboxPool:
             reply = server.request(frame, self.config.timeout_s)
             execution = Execution.from_dict(reply)
             execution.timings["roundtrip"] = time.perf_counter() - started
+            if execution.status is ExecStatus.INFRA_ERROR:
+                # the server answered but failed the job itself (a child that could not be
+                # isolated, an error of its own): what broke it would break the next job too
+                # (a red team's `chmod 0` on its scratch dir failed every later job there)
+                server = self._replace(server)
             return execution
         except (OSError, protocol.ProtocolError, KeyError, ValueError, TypeError) as exc:
             detail = f"sandbox server failed: {exc}"

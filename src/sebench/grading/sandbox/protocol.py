@@ -87,6 +87,8 @@ class FrameDecoder:
                 message = json.loads(body.decode("utf-8"))
             except (UnicodeDecodeError, ValueError) as exc:
                 raise ProtocolError(f"frame is not UTF-8 JSON: {exc}") from None
+            except RecursionError:  # `[[[[...`: a red team's frame took its server down
+                raise ProtocolError("frame nests too deep") from None
             if not isinstance(message, dict):
                 raise ProtocolError("frame is not a JSON object")
             frames.append(message)

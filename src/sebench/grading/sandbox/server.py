@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import signal
+import stat
 import sys
 
 # Before NumPy is imported anywhere in this process: single-threaded BLAS (forks stay cheap and
@@ -542,35 +543,71 @@ class Server:
                 raise zygote.ZygoteLost("zygote exited")
         while select.select([self.results], [], [], 0)[0]:  # every writer is dead now
             os.read(self.results, 1 << 16)
-        _empty(self.isolation.scratch)
+        # A child may have closed its own folder (`chmod 0`): the next one could not enter it,
+        # and every later job on this server was `infra_error` (a red team's).
+        os.chmod(self.isolation.scratch, 0o700)
+        if not _empty(self.isolation.scratch):
+            # Nothing of one job may reach the next: this server ends (the pool starts another).
+            raise OSError(f"the scratch dir {self.isolation.scratch} could not be emptied")
 
 
-def _empty(folder: str) -> None:
-    """Remove everything inside `folder`, never following a link, at any depth: without
-    recursion (`shutil.rmtree` recurses once per level: 1,200 nested folders raised
-    RecursionError, which ended the server, and the next job on it was `infra_error`; a red
-    team's), and nothing it meets can raise."""
-    found: list[tuple[str, bool]] = []  # (path, is a folder), parents before their contents
-    pending = [folder]
-    while pending:
-        try:
-            entries = list(os.scandir(pending.pop()))
-        except OSError:
-            continue
-        for entry in entries:
+def _empty(folder: str) -> bool:
+    """Remove everything inside `folder`, never following a link, at any depth; whether it is
+    empty now. Without recursion (`shutil.rmtree` recursed once per level: 1,200 nested
+    folders raised RecursionError, which ended the server) and without paths (a red team's
+    2,100 nested folders made paths over PATH_MAX, each removal failed, and a file at the
+    bottom was read back by later jobs): each folder met is opened by its name in the top
+    folder, its entries are renamed up into the top folder, and it is removed, so that every
+    call works on names one level down and at most two folders are open at once. Nothing it
+    meets can raise."""
+    try:
+        top = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError:
+        return False
+    moved = 0  # names for what is moved up: `~1`, `~2`, ... (a taken one is tried again)
+    try:
+        while True:
             try:
-                is_folder = entry.is_dir(follow_symlinks=False)
+                names = os.listdir(top)
             except OSError:
-                is_folder = False
-            found.append((entry.path, is_folder))
-            if is_folder:
-                pending.append(entry.path)
-    for path, is_folder in reversed(found):  # contents before their folders
-        with contextlib.suppress(OSError):
-            if is_folder:
-                os.rmdir(path)
-            else:
-                os.unlink(path)
+                return False
+            if not names:
+                return True
+            progress = False
+            for name in names:
+                with contextlib.suppress(OSError):
+                    os.unlink(name, dir_fd=top)  # anything but a folder, links included
+                    progress = True
+                    continue
+                try:
+                    if not stat.S_ISDIR(os.lstat(name, dir_fd=top).st_mode):
+                        continue  # not a folder and not removable: reported as not empty
+                    # a child may have closed its folders to everyone (`chmod 0`)
+                    os.chmod(name, 0o700, dir_fd=top)
+                    inner = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=top)
+                except OSError:
+                    continue
+                try:
+                    for entry in os.listdir(inner):
+                        for _ in range(len(names) + 2):  # more tries than names taken at the top
+                            moved += 1
+                            try:
+                                os.rename(entry, f"~{moved}", src_dir_fd=inner, dst_dir_fd=top)
+                                progress = True
+                                break
+                            except OSError:
+                                continue
+                except OSError:
+                    pass
+                finally:
+                    os.close(inner)
+                with contextlib.suppress(OSError):
+                    os.rmdir(name, dir_fd=top)
+                    progress = True
+            if not progress:
+                return False
+    finally:
+        os.close(top)
 
 
 def _sources(folder: str) -> set[str]:

@@ -137,7 +137,13 @@ def start(
             def start_child(box: list[Iterator[None]]) -> NoReturn:
                 _start_child(box, first_private)
 
-            _serve(ready_read, reports_write, prepare_child, start_child)
+            _serve(
+                ready_read,
+                reports_write,
+                prepare_child,
+                start_child,
+                _pipe_resetter(results, fcntl.fcntl(results, fcntl.F_GETPIPE_SZ)),
+            )
         except BaseException:
             with contextlib.suppress(BaseException):
                 os.write(log, traceback.format_exc().encode())  # the server's log
@@ -148,11 +154,27 @@ def start(
     return Zygote(pid, ready, reports)
 
 
+def _pipe_resetter(results: int, size: int) -> Callable[[], None]:
+    """What puts the results pipe back as it was, before each fork. Every child writes its
+    frames into the same pipe, and its flags and size are the pipe's, not a child's: a red team
+    made it non-blocking (`O_NONBLOCK`, or `ioctl(FIONBIO)`) or shrank it (`F_SETPIPE_SZ`), and
+    later honest children, whose large frames then failed to write, ended `crashed`. (The
+    server empties it before it says `ready`, so the size can always be set back.)"""
+    control, set_flags, set_size = fcntl.fcntl, fcntl.F_SETFL, fcntl.F_SETPIPE_SZ
+
+    def reset() -> None:
+        control(results, set_flags, 0)  # blocking; no O_ASYNC, no packet mode (O_DIRECT)
+        control(results, set_size, size)
+
+    return reset
+
+
 def _serve(
     ready: int,
     reports: int,
     prepare_child: Callable[[str], Iterator[None]],
     start_child: Callable[[list[Iterator[None]]], NoReturn],
+    reset_results: Callable[[], None],
 ) -> NoReturn:
     """The zygote's loop: everything it writes between two forks is in these lines, the same
     few objects in every round (no job data: the child reads its job)."""
@@ -178,6 +200,7 @@ def _serve(
         if reap:
             wait4(previous, 0)  # a zombie since its EXITED report: returns at once
         del previous
+        reset_results()  # raises if it cannot: the zygote ends, and its server with it
         # The child's run travels in a list that the child empties: this frame stays on the
         # child's stack, below the untrusted code, so it keeps neither the run nor the nonce.
         box = [prepare_child(nonce)]
