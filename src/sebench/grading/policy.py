@@ -29,7 +29,7 @@ import importlib.util
 import pkgutil
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -343,6 +343,17 @@ def _format_attributes(text: str, depth: int = 0) -> list[str]:
     return found
 
 
+# The lists of attribute names no code may read, in the order `attribute_refusal` tries them.
+_REFUSED_ATTRIBUTES = (
+    (INTROSPECTION_ATTRIBUTES, "frame-introspection", "an attribute that leads to frames"),
+    (IMPORT_TABLE_ATTRIBUTES, "import-table", "the import system's tables"),
+    (ATTRIBUTE_HELPERS, "dynamic-attribute", "a tool that reads attributes by name"),
+    (CAPABILITY_ATTRIBUTES, "capability-attribute", "a capability"),
+    (REFLECTIVE_ATTRIBUTES, "reflective-name", "a reflective tool"),
+    (_FORMAT_METHODS, "format-call", "formatting reads attributes named in the string"),
+)
+
+
 def attribute_refusal(name: str) -> tuple[str, str] | None:
     """The rule that refuses reading the attribute `name` of any object, and why; None when
     it may be read. One rule wherever a name to read is written: `x.name`, a class pattern's
@@ -354,19 +365,23 @@ def attribute_refusal(name: str) -> tuple[str, str] | None:
     a string literal)."""
     if name.startswith("_"):
         return "underscore-attribute", "a private or special attribute"
-    if name in INTROSPECTION_ATTRIBUTES:
-        return "frame-introspection", "an attribute that leads to frames"
-    if name in IMPORT_TABLE_ATTRIBUTES:
-        return "import-table", "the import system's tables"
-    if name in ATTRIBUTE_HELPERS:
-        return "dynamic-attribute", "a tool that reads attributes by name"
-    if name in CAPABILITY_ATTRIBUTES:
-        return "capability-attribute", "a capability"
-    if name in REFLECTIVE_ATTRIBUTES:
-        return "reflective-name", "a reflective tool"
-    if name in _FORMAT_METHODS:
-        return "format-call", "formatting reads attributes named in the string"
+    for names, rule, why in _REFUSED_ATTRIBUTES:
+        if name in names:
+            return rule, why
     return None
+
+
+def _class_members(node: ast.ClassDef) -> Iterator[tuple[ast.stmt, str]]:
+    """The names a class body defines as plain names (definitions, assignments, annotations),
+    each with its statement."""
+    for statement in node.body:
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            yield statement, statement.name
+        elif isinstance(statement, ast.Assign | ast.AnnAssign):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    yield statement, target.id
 
 
 @dataclass(frozen=True)
@@ -787,22 +802,12 @@ class _PolicyVisitor(ast.NodeVisitor):
         """A protocol's members are names that `isinstance(x, P)` reads from any object `x`
         (in the sandbox too: `typing` then finds no frame and checks protocols that are not
         `runtime_checkable` as if they were; a red team read `modules` that way)."""
-        for statement in node.body:
-            if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                names = [statement.name]
-            elif isinstance(statement, ast.Assign | ast.AnnAssign):
-                targets = (
-                    statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        for statement, name in _class_members(node):
+            refusal = attribute_refusal(name)
+            if refusal is not None and name not in ALLOWED_DUNDER_DEFINITIONS:
+                self.refuse(
+                    refusal[0], statement, f"protocol {node.name} reads .{name}: {refusal[1]}"
                 )
-                names = [t.id for t in targets if isinstance(t, ast.Name)]
-            else:
-                continue
-            for name in names:
-                refusal = attribute_refusal(name)
-                if refusal is not None and name not in ALLOWED_DUNDER_DEFINITIONS:
-                    self.refuse(
-                        refusal[0], statement, f"protocol {node.name} reads .{name}: {refusal[1]}"
-                    )
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         self.bind(node.name, "class", node)
@@ -817,16 +822,7 @@ class _PolicyVisitor(ast.NodeVisitor):
         self.defer(lambda: self.check_bases(node))
         for child in (*node.decorator_list, *node.bases, *node.keywords):
             self.visit(child)
-        defined = set()
-        for statement in node.body:
-            if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                defined.add(statement.name)
-            elif isinstance(statement, ast.Assign | ast.AnnAssign):
-                targets = (
-                    statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-                )
-                defined.update(t.id for t in targets if isinstance(t, ast.Name))
-        self.class_scope.append(defined)
+        self.class_scope.append({name for _, name in _class_members(node)})
         self.handlers.append(0)
         for statement in node.body:
             self.visit(statement)
