@@ -158,13 +158,21 @@ def _pipe_resetter(results: int, size: int) -> Callable[[], None]:
     """What puts the results pipe back as it was, before each fork. Every child writes its
     frames into the same pipe, and its flags and size are the pipe's, not a child's: a red team
     made it non-blocking (`O_NONBLOCK`, or `ioctl(FIONBIO)`) or shrank it (`F_SETPIPE_SZ`), and
-    later honest children, whose large frames then failed to write, ended `crashed`. (The
-    server empties it before it says `ready`, so the size can always be set back.)"""
+    later honest children, whose large frames then failed to write, ended `crashed`.
+    The flags are what matters: the server reads while the child writes, so a small pipe that
+    blocks costs only speed. That is why the size is put back only where the kernel allows:
+    growing a pipe is refused (EPERM) to a user whose pipes already hold more than
+    `fs.pipe-user-pages-soft`, which the server's user, shared with the host, can reach on a
+    busy machine; ending the zygote there would turn one job's shrink into an `infra_error`."""
     control, set_flags, set_size = fcntl.fcntl, fcntl.F_SETFL, fcntl.F_SETPIPE_SZ
+    refused = PermissionError
 
     def reset() -> None:
         control(results, set_flags, 0)  # blocking; no O_ASYNC, no packet mode (O_DIRECT)
-        control(results, set_size, size)
+        try:  # noqa: SIM105 - `suppress` would make an object in every round (see `_serve`)
+            control(results, set_size, size)
+        except refused:
+            pass
 
     return reset
 
@@ -200,7 +208,7 @@ def _serve(
         if reap:
             wait4(previous, 0)  # a zombie since its EXITED report: returns at once
         del previous
-        reset_results()  # raises if it cannot: the zygote ends, and its server with it
+        reset_results()  # raises if the flags cannot be set: the zygote ends, and its server
         # The child's run travels in a list that the child empties: this frame stays on the
         # child's stack, below the untrusted code, so it keeps neither the run nor the nonce.
         box = [prepare_child(nonce)]
