@@ -248,3 +248,40 @@ def test_a_child_killed_by_a_signal_without_a_name_is_reported_by_its_number():
 
     assert signal_name(signal.SIGSEGV) == "SIGSEGV"
     assert signal_name(signal.SIGRTMIN + 1) == f"signal {int(signal.SIGRTMIN) + 1}"
+
+
+def test_a_start_frame_and_a_large_first_result_read_at_once_are_within_the_cap(pool):
+    """Until the start frame says how many cases follow, the server allows 16 KiB; the cap was
+    checked per read, so when the server read late (under load: here it is stopped) and found
+    the start frame and a 40 KB result together, an honest result was `output_limit`."""
+    import os
+    import threading
+
+    server = pool.server_pids()[0]
+    replies = []
+    worker = threading.Thread(
+        target=lambda: replies.append(
+            pool.run(Job("def solve():\n    return 'x' * 40000\n", "solve", ("",)))
+        )
+    )
+    os.kill(server, signal.SIGSTOP)
+    try:
+        worker.start()  # the child reads its job itself, writes all its frames and exits
+        time.sleep(0.5)
+    finally:
+        os.kill(server, signal.SIGCONT)
+    worker.join()
+    assert replies[0].status is ExecStatus.OK, replies[0]
+    assert replies[0].cases[0].printed == "x" * 40000
+
+
+def test_the_decoder_reads_its_cap_again_before_each_frame():
+    start, large = protocol.encode({"kind": "start"}), protocol.encode({"printed": "x" * 40000})
+    decoder = protocol.FrameDecoder(max_total=16 << 10)
+    taken = []
+    for frame in decoder.frames(start + large):
+        taken.append(frame)
+        decoder.max_total = decoder.total + (64 << 10)  # as the server does after the start
+    assert [len(frame) for frame in taken] == [1, 1]
+    with pytest.raises(protocol.FrameTooLarge):  # the cap itself still holds
+        protocol.FrameDecoder(max_total=16 << 10).feed(start + large)

@@ -18,7 +18,7 @@ import os
 import select
 import struct
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from sebench.grading.sandbox.perturbation import Perturbation
 
@@ -60,29 +60,36 @@ def write_all(fd: int, data: bytes) -> None:
 class FrameDecoder:
     """Incremental decoder: feed raw bytes, get whole frames.
 
-    `max_total` caps all bytes ever fed (a child's whole result stream), `max_frame` one frame.
+    `max_total` caps the bytes of a child's whole result stream, `max_frame` one frame. The cap
+    is read again before each frame, so that a caller may raise it between two frames fed
+    together (`frames`): the server does, once the start frame says how many cases follow.
+    Checked per read instead, a start frame and a large first case read at once (the server
+    had read late: under load) exceeded the start's cap, and an honest result was
+    `output_limit`.
     """
 
     def __init__(self, max_total: int | None = None, max_frame: int | None = None) -> None:
         self._buffer = bytearray()
-        self.total = 0
+        self.total = 0  # bytes of the whole frames taken so far
         self.max_total = max_total
         self.max_frame = max_frame
 
     def feed(self, data: bytes) -> list[dict]:
-        self.total += len(data)
-        if self.max_total is not None and self.total > self.max_total:
-            raise FrameTooLarge(f"more than {self.max_total} bytes")
-        self._buffer += data
-        frames = []
+        return list(self.frames(data))
+
+    def frames(self, data: bytes) -> Iterator[dict]:
+        """The whole frames `data` completes, one at a time (raising as `feed` does)."""
+        self._buffer += data  # one read at a time: the checks below bound what stays
         while len(self._buffer) >= HEADER.size:
             (length,) = HEADER.unpack_from(self._buffer)
             if self.max_frame is not None and length > self.max_frame:
                 raise FrameTooLarge(f"frame of {length} bytes")
+            self._check_total(HEADER.size + length)
             if len(self._buffer) < HEADER.size + length:
                 break
             body = bytes(self._buffer[HEADER.size : HEADER.size + length])
             del self._buffer[: HEADER.size + length]
+            self.total += HEADER.size + length
             try:
                 message = json.loads(body.decode("utf-8"))
             except (UnicodeDecodeError, ValueError) as exc:
@@ -91,8 +98,12 @@ class FrameDecoder:
                 raise ProtocolError("frame nests too deep") from None
             if not isinstance(message, dict):
                 raise ProtocolError("frame is not a JSON object")
-            frames.append(message)
-        return frames
+            yield message
+        self._check_total(len(self._buffer))
+
+    def _check_total(self, more: int) -> None:
+        if self.max_total is not None and self.total + more > self.max_total:
+            raise FrameTooLarge(f"more than {self.max_total} bytes")
 
     @property
     def pending(self) -> int:

@@ -332,24 +332,23 @@ class Server:
         def take(chunk: bytes) -> bool:
             """Feed what the child sent; True once nothing more needs reading."""
             try:
-                frames = decoder.feed(chunk)
+                for frame in decoder.frames(chunk):  # the cap raised below applies to the next
+                    if not self._accept(frame, nonce, cases, state):
+                        break
+                    if frame.get("kind") == "start":
+                        n_cases = frame["cases"]
+                        decoder.max_total = (
+                            decoder.total
+                            + 6 * self.config.max_output_bytes
+                            + n_cases * per_case
+                            + (16 << 10)
+                        )
             except protocol.FrameTooLarge:
                 state["over_cap"] = True
                 return True
             except protocol.ProtocolError as exc:
                 state["violation"] = str(exc)
                 return True
-            for frame in frames:
-                if not self._accept(frame, nonce, cases, state):
-                    break
-                if frame.get("kind") == "start":
-                    n_cases = frame["cases"]
-                    decoder.max_total = (
-                        decoder.total
-                        + 6 * self.config.max_output_bytes
-                        + n_cases * per_case
-                        + (16 << 10)
-                    )
             return bool(
                 state["violation"]
                 or state["isolation_failed"]
