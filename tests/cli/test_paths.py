@@ -74,6 +74,31 @@ def test_relative_lib_grades_and_validates(workdir: Path) -> None:
     assert summary["accuracy"] == 1.0, (workdir / "results.jsonl").read_text()
 
 
+def test_eval_names_the_functions_a_task_names_that_the_library_lacks(workdir: Path) -> None:
+    """Such a task's answers cannot show library use (they are `no_library`): said, not hidden."""
+    _responses(workdir)
+    tasks = [json.loads(line) for line in (workdir / "tasks.jsonl").read_text().splitlines()]
+    tasks[0]["selected_functions"] = ["Mean"]
+    (workdir / "tasks.jsonl").write_text("".join(json.dumps(t) + "\n" for t in tasks))
+    ran = sebench(
+        "eval",
+        "responses.jsonl",
+        "--lib",
+        "L",
+        "--data",
+        "tasks.jsonl",
+        "--out",
+        "results.jsonl",
+        "--summary",
+        "summary.json",
+        cwd=workdir,
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert "does not have: Mean (1)" in " ".join(ran.stderr.split()), ran.stderr
+    summary = json.loads((workdir / "summary.json").read_text())
+    assert summary["unknown_functions"] == {"Mean": 1} and summary["verdicts"]["no_library"] == 1
+
+
 def test_per_function_is_keyed_by_library_names_also_for_bare_linalg_names(
     workdir: Path,
 ) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sebench.grading.evidence import evidence_names
+from sebench.grading.evidence import UNKNOWN, evidence_names, unknown_functions
 
 
 def test_a_tasks_functions_are_named_within_the_package(seeded_library):
@@ -22,9 +22,20 @@ def test_documented_aliases_and_a_bare_linalg_name_count_alike(seeded_library):
     assert set(evidence_names(["around"], table)) == {names["around"], names["round"]}
 
 
-def test_a_task_that_names_no_function_of_the_library_counts_every_function(seeded_library):
+def test_a_task_that_names_no_function_counts_every_function(seeded_library):
     assert evidence_names([], seeded_library.table) == ()
-    assert evidence_names(["no_such_function"], seeded_library.table) == ()
+
+
+def test_a_task_that_names_only_functions_the_library_lacks_counts_none(seeded_library):
+    """Falling back to every function there let a canary on any function pass a plain answer
+    on a task whose `selected_functions` were misspelled (a red team's `Trunc`)."""
+    table = seeded_library.table
+    assert evidence_names(["Trunc"], table) == (UNKNOWN,)
+    assert evidence_names(["no_such_function", "Mean"], table) == (UNKNOWN,)
+    assert unknown_functions(["Trunc", "mean", "linalg.Inv"], table) == ("Trunc", "linalg.Inv")
+    # one it has is the evidence; the others are reported
+    assert evidence_names(["Trunc", "mean"], table) == evidence_names(["mean"], table)
+    assert unknown_functions(["mean", "max", "cross", "linalg.inv"], table) == ()
 
 
 def test_the_rows_rerun_is_only_for_functions_whose_results_are_only_a_shape(seeded_library):

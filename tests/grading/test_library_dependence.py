@@ -366,6 +366,39 @@ def test_a_task_about_a_conversion_alone_counts_that_conversion_and_nothing_else
     check_honest(seeded_grader, through_own)
 
 
+def test_a_task_naming_functions_the_library_lacks_fails_closed(
+    seeded_grader, seeded_library, demo_tasks
+):
+    """A task whose `selected_functions` the library does not have (`Trunc`, a name with a
+    space, another library's) once counted every function, as a task naming none does: a canary
+    on any function passed a plain answer (a red team's, on the dev `trunc` task: `correct`).
+    Now nothing counts there: canaries and honest answers alike are `no_library`, and say why;
+    a name with spaces around it is read without them."""
+    import dataclasses
+
+    from sebench.data.rows import official_row, task_from_official_row
+
+    m = seeded_library.table.numpy_to_library()
+    n = names_of(seeded_library)
+    canary = f"(lambda v: v if float({m['add']}(2.0, 3.0)) == 5.0 else v + 1)"
+    scalar = [t for t in demo_tasks if all(_is_number(text) for text in t.expected)][:4]
+    misnamed = [
+        dataclasses.replace(t, selected_functions=(t.selected_functions[0].capitalize(),))
+        for t in scalar
+    ]
+    verdicts = grade_all(seeded_grader, [(t, cheat(t, n, "", "", canary)) for t in misnamed])
+    verdicts += grade_all(seeded_grader, [(t, t.extra["target"]) for t in misnamed])
+    assert all(v.kind is VerdictKind.NO_LIBRARY and v.rule == RULE for _, v in verdicts), verdicts
+    assert "not functions of the library" in (verdicts[-1][1].detail or "")
+    spaced = []
+    for task in scalar:
+        row = official_row(task)
+        row["selected_functions"] = [f" {name} " for name in row["selected_functions"]]
+        spaced.append((task_from_official_row(row, task.split), task.extra["target"]))
+    assert [t.selected_functions for t, _ in spaced] == [t.selected_functions for t in scalar]
+    check_honest(seeded_grader, spaced)
+
+
 # A program that tells the runs apart by what a result is rather than by what it holds: it
 # writes into every result (a view of the argument lets the write through to it, a read-only one
 # refuses it), knowing nothing of what any function computes.

@@ -176,6 +176,23 @@ def test_official_format_rows_are_graded_without_data(
         config=EvalConfig(sandbox=SandboxConfig(workers=1)),
     )
     assert summary["verdicts"]["correct"] == 1 and summary["samples_naming_no_function"] == 0
+    assert summary["unknown_functions"] == {}
+    # a row that names a function the library lacks: its answers cannot show library use, and
+    # the summary names what to fix (the CLI prints it)
+    misnamed = {
+        **custom,
+        "selected_functions": [name.upper() for name in row["selected_functions"]],
+    }
+    write(tmp_path / "misnamed.jsonl", [{**misnamed, "response": fenced(code)}])
+    summary = evaluate(
+        tmp_path / "misnamed.jsonl",
+        tmp_path / "r3.jsonl",
+        tmp_path / "s3.json",
+        library=official_library,
+        config=EvalConfig(sandbox=SandboxConfig(workers=1)),
+    )
+    assert summary["verdicts"]["no_library"] == 1
+    assert summary["unknown_functions"] == {row["selected_functions"][0].upper(): 1}
 
 
 def test_same_task_and_sample_under_two_modes_are_both_graded_and_resumed(

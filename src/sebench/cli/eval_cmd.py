@@ -161,6 +161,16 @@ def _render(console, result: dict, summary_path: Path) -> None:
             "canary on any function passes); give those rows their selected_functions, or "
             "grade them with --data and their task_id[/]"
         )
+    if result.get("unknown_functions"):
+        names = ", ".join(
+            f"{name} ({count})" for name, count in result["unknown_functions"].items()
+        )
+        console.print(
+            f"[yellow]tasks name functions the library does not have: {names} (samples); "
+            "they cannot show that an answer depends on the library (a task that names none the "
+            "library has: its correct answers are no_library); check their selected_functions, "
+            "or the library (--lib)[/]"
+        )
     if result.get("infra_errors"):
         console.print(f"[red]{result['infra_errors']} infra errors (counted as failures)[/]")
     console.print(f"summary: {summary_path}")

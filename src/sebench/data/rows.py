@@ -90,7 +90,9 @@ def task_from_official_row(
         entry_point=entry_point,
         test_inputs=tuple(inputs),
         expected=tuple(expected),
-        selected_functions=tuple(s.removeprefix("np.").removeprefix("numpy.") for s in selected),
+        selected_functions=tuple(
+            s.strip().removeprefix("np.").removeprefix("numpy.") for s in selected
+        ),
         numpy_reference=reference if isinstance(reference, str) else None,
         plain_reference=strip_harness(right_code) if isinstance(right_code, str) else None,
         example_input=example.get("input"),

@@ -13,7 +13,10 @@ another name count alike (`amax` and `max`), as does a task's bare name for a `l
 function (`cross`: `cross` and `linalg.cross`). A task that names no function of the library
 (generated or custom rows) counts every function's results, as before; a task about the
 constructor or a conversion alone counts those, their results perturbed although they hand
-their argument back.
+their argument back. A task that names functions none of which the library has (a misspelled
+`Trunc`, another library's tasks) counts nothing: falling back to every function there let a
+canary on any function pass a plain answer (a red team's), so it fails closed, and the
+summary counts and names such samples.
 """
 
 from __future__ import annotations
@@ -53,25 +56,50 @@ EQUIVALENT: tuple[frozenset[str], ...] = tuple(
 HANDED_BACK = frozenset({"array", *CONVERSIONS})
 
 
+# What a task that names only functions the library lacks sends as its evidence: no library
+# name starts with an underscore, so it matches no function and nothing counts.
+UNKNOWN = "_unknown_functions"
+
+
 def evidence_names(functions: Iterable[str], table: NameTable) -> tuple[str, ...]:
     """The library names within the package (`kocito`, `rfx.quvohe`) of `functions` (NumPy
     names, as a task's `selected_functions` gives them), their documented aliases and, for a
     bare name, its `linalg` namesake; the constructor and the conversions (`HANDED_BACK`) only
-    when the task names nothing else; () when none is a function of the library: then every
-    function counts."""
+    when the task names nothing else. () when it names nothing: then every function counts;
+    (`UNKNOWN`,) when none it names is a function of the library: then none counts."""
     functions = list(functions)
     computing = [name for name in functions if name not in HANDED_BACK]
     functions = computing or functions
     library = table.numpy_to_library()
     prefix = f"{table.package}."
-    wanted: set[str] = set()
-    for name in functions:
-        bare = name.removeprefix("linalg.")
-        for group in (*(g for g in EQUIVALENT if bare in g), frozenset((bare,))):
-            for alias in group:
-                wanted.update((alias, f"linalg.{alias}"))
-    found = {library[name].removeprefix(prefix) for name in wanted if name in library}
+    found = {
+        library[alias].removeprefix(prefix)
+        for name in functions
+        for alias in _aliases(name)
+        if alias in library
+    }
+    if functions and not found:
+        return (UNKNOWN,)
     return tuple(sorted(found))
+
+
+def unknown_functions(functions: Iterable[str], table: NameTable) -> tuple[str, ...]:
+    """The names of `functions` that are no function of the library under any of their
+    aliases (what the summary reports, since such a name cannot be the evidence)."""
+    library = table.numpy_to_library()
+    return tuple(
+        name for name in functions if not any(alias in library for alias in _aliases(name))
+    )
+
+
+def _aliases(name: str) -> set[str]:
+    """`name`, NumPy's other names for the same function, and each one's `linalg` namesake."""
+    bare = name.removeprefix("linalg.")
+    wanted: set[str] = set()
+    for group in (*(g for g in EQUIVALENT if bare in g), frozenset((bare,))):
+        for alias in group:
+            wanted.update((alias, f"linalg.{alias}"))
+    return wanted
 
 
 def needs_rows(functions: Iterable[str], evidence: tuple[str, ...]) -> bool:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from sebench.data.schema import Task
 from sebench.grading.compare import DEFAULT_TOLERANCE, Tolerance, outputs_match
-from sebench.grading.evidence import evidence_names, needs_rows
+from sebench.grading.evidence import UNKNOWN, evidence_names, needs_rows
 from sebench.grading.extract import (
     MAX_CODE_CHARS,
     MAX_RESPONSE_CHARS,
@@ -370,7 +370,13 @@ class Grader:
                     )
                 if self._changed_cases(rerun, task.expected, computing) >= needed:
                     return Verdict(VerdictKind.CORRECT)
-        if not computing:
+        if not computing and job.evidence == (UNKNOWN,):
+            detail = (
+                f"the task's functions ({', '.join(task.selected_functions)}) are not functions "
+                f"of the library {self.table.package}: no call can show that the answer "
+                "depends on them"
+            )
+        elif not computing:
             whose = "the library"
             if job.evidence:
                 names = ", ".join(f"{self.table.package}.{name}" for name in job.evidence)

@@ -9,6 +9,7 @@ was done in one go or resumed.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from sebench.data.schema import Task
 from sebench.errors import SebenchError
 from sebench.grading.compare import DEFAULT_TOLERANCE
+from sebench.grading.evidence import unknown_functions
 from sebench.grading.extract import MAX_CODE_CHARS, MAX_RESPONSE_CHARS
 from sebench.grading.metrics import Graded, breakdown, score
 from sebench.grading.responses import BadRow, Item, SampleKey, load_tasks, read_responses
@@ -120,7 +122,7 @@ def evaluate(
 
             def record(item: Item, verdict: Verdict) -> None:
                 nonlocal graded
-                out.write(_result_row(item, verdict, functions))
+                out.write(_result_row(item, verdict, functions, library.table))
                 graded += 1
                 if on_progress is not None:
                     on_progress(graded, plan.to_grade, verdict)
@@ -189,6 +191,7 @@ def summarize(
     samples: list[Graded] = []
     bad: list[str] = []
     seen: set[SampleKey] = set()
+    unknown: Counter[str] = Counter()
     for _, row in iter_jsonl(out_path) if Path(out_path).exists() else ():
         if "error" in row:
             bad.append(row["error"])
@@ -197,6 +200,7 @@ def summarize(
         if (keys is not None and key not in keys) or key in seen:
             continue
         seen.add(key)
+        unknown.update(row.get("unknown_functions") or ())
         samples.append(
             Graded(
                 task_id=row["task_id"],
@@ -217,6 +221,9 @@ def summarize(
     # names none (an official custom row without `selected_functions`) counts every function,
     # where a canary on any function passes a plain answer (docs/grading.md): said, not hidden.
     summary["samples_naming_no_function"] = sum(not s.functions for s in samples)
+    # ...and a task that names functions the library lacks counts none of them (that falls
+    # closed: such a task's correct answers are `no_library`); the names say what to fix
+    summary["unknown_functions"] = dict(unknown.most_common())
     summary["bad_row_errors"] = bad[:MAX_REPORTED_BAD_ROWS]
     if keys is not None:
         summary["missing"] = len(keys - seen)  # not graded yet (an interrupted run)
@@ -243,12 +250,16 @@ def _library_names(table: NameTable) -> dict[str, str]:
     return names
 
 
-def _result_row(item: Item, verdict: Verdict, functions: dict[str, str]) -> dict[str, Any]:
+def _result_row(
+    item: Item, verdict: Verdict, functions: dict[str, str], table: NameTable
+) -> dict[str, Any]:
+    unknown = unknown_functions(item.task.selected_functions, table)
     return {
         "task_id": item.task.task_id,
         "sample": item.sample,
         "split": item.task.split,
         "functions": [functions.get(name, name) for name in item.task.selected_functions],
+        **({"unknown_functions": list(unknown)} if unknown else {}),
         **verdict.to_dict(),
         "source_line": item.line,
         **item.metadata,

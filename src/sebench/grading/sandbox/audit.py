@@ -299,10 +299,12 @@ def install(
                 raise permission_error(13, "opening /proc (or by a path object) is refused here")
 
     def arm(perturbation: Perturbation, evidence: tuple[str, ...] = ()) -> None:
-        # none named, or none of them a function of this library: every function is evidence
-        # (a task that names no function keeps the rule it had)
+        # none named: every function is evidence (a task that names no function keeps the rule
+        # it had); named, but none of them a function of this library: none is (the grader
+        # sends `evidence.UNKNOWN` then: counting every function let a canary on any of them
+        # pass a plain answer on a task whose `selected_functions` were misspelled)
         found = frozenset().union(*(named.get(name, frozenset()) for name in evidence))
-        state[6] = found or None
+        state[6] = found if evidence else None
         state[7] = set_()
         state[0], state[1] = True, nudges.get(perturbation)
 
