@@ -335,6 +335,19 @@ ATTACKS = [
     ("typing_get_type_hints", "import typing\nh = typing.get_type_hints", "capability-attribute"),
     ("typing_forwardref", "from typing import ForwardRef", "capability-attribute"),
     ("dunder_string_key", "d = {'__class__': 1}", "dunder-string"),
+    # a red team's (2026-12-03): an evaluated annotation handed `type` to a defaultdict...
+    (
+        "annotation_hands_out_type",
+        "import collections\nd = collections.defaultdict(int)\nprobe: d[type] = 0\nag = list(d)[0]",
+        "dynamic-class",
+    ),
+    # ...and rebinding the name the policy reads as an allowed base made a metaclass
+    (
+        "rebound_protocol_base",
+        "import typing\ntyping.Protocol = typing.Type[int]\n"
+        "class M(typing.Protocol):\n    pass\nt = M.mro(M)[1]",
+        "import-write",
+    ),
 ]
 
 
@@ -535,3 +548,98 @@ def test_each_attack_with_a_library_call_is_refused_by_the_grader_before_running
         elif (verdict.kind, verdict.rule) != (VerdictKind.POLICY, rule):
             wrong.append(f"{name}: {verdict}")
     assert not wrong, wrong
+
+
+# Python evaluates annotations (a module's, a class body's, a parameter's, a return's), and an
+# annotation's `type` is exempt from the `type` rule only because it describes: each way that
+# evaluating one hands `type` to the code's own object must be refused, wherever it stands.
+HOOK_OBJECTS = (
+    "import collections\nd = collections.defaultdict(int)\n"
+    "class G:\n    def __getitem__(self, k):\n        return k\n"
+    "    def __or__(self, k):\n        return k\n    def __ror__(self, k):\n        return k\n"
+    "grab = G()\n"
+)
+ANNOTATION_PLACES = {
+    "module": "probe: {} = 0",
+    "class": "class A:\n    field: {}",
+    "parameter": "def f(a: {}):\n    return a",
+    "return": "def f() -> {}:\n    return 1",
+}
+HOOKED_TYPES = ["d[type]", "grab[type]", "grab | type", "type | grab", "list[grab, type]"]
+DESCRIBING_TYPES = ["type", "typing.Optional[type]", "list[type] | None", "'grab[type]'"]
+
+
+@pytest.mark.parametrize("annotation", HOOKED_TYPES)
+@pytest.mark.parametrize("place", sorted(ANNOTATION_PLACES))
+def test_an_annotation_that_hands_type_to_the_codes_object_is_refused(place, annotation):
+    code = HOOK_OBJECTS + ANNOTATION_PLACES[place].format(annotation)
+    refusal = check_policy(ast.parse(code), "zwc")
+    assert refusal is not None and refusal.rule == "dynamic-class", refusal
+
+
+@pytest.mark.parametrize("annotation", DESCRIBING_TYPES)
+@pytest.mark.parametrize("place", sorted(ANNOTATION_PLACES))
+def test_an_annotation_that_only_describes_a_type_passes(place, annotation):
+    code = "import typing\n" + HOOK_OBJECTS + ANNOTATION_PLACES[place].format(annotation)
+    assert check_policy(ast.parse(code), "zwc") is None
+
+
+# What the policy knows of `module.name` holds only while the code cannot rebind it: every
+# form that writes or deletes an attribute, on every kind of imported holder, is refused.
+ATTRIBUTE_WRITES = [
+    "{} = 1",
+    "{}, x = 1, 2",
+    "[{}] = [1]",
+    "for {} in [1]:\n    pass",
+    "{} += 1",
+    "{}: int = 1",
+    "del {}",
+]
+IMPORTED_HOLDERS = {
+    "typing.Protocol": "import typing",
+    "tp.Protocol": "import typing as tp",
+    "enum.Enum": "import enum",
+    "Protocol.x": "from typing import Protocol",
+    "zwc.kocito": "import zwc",
+    "zwc.rfx.quvohe": "import zwc",
+    "collections.abc.Callable": "import collections.abc",
+    "math.pi": "import math",
+}
+
+
+@pytest.mark.parametrize("form", ATTRIBUTE_WRITES)
+@pytest.mark.parametrize("target", sorted(IMPORTED_HOLDERS))
+def test_writing_an_attribute_of_what_the_code_imports_is_refused(target, form):
+    code = f"{IMPORTED_HOLDERS[target]}\n{form.format(target)}"
+    refusal = check_policy(ast.parse(code), "zwc")
+    assert refusal is not None and refusal.rule == "import-write", refusal
+
+
+def test_writing_attributes_of_the_codes_own_objects_passes():
+    code = (
+        "import decimal\nclass A:\n    count = 0\n    def __init__(self):\n        self.x = 1\n"
+        "a = A()\na.y = 2\nA.count += 1\ndel a.y\ndef f():\n    return 1\nf.cache = {}\n"
+        "decimal.getcontext().prec = 50"
+    )
+    assert check_policy(ast.parse(code), "zwc") is None
+
+
+# A protocol's members are every name its body binds, in whatever form.
+MEMBER_BINDINGS = [
+    "modules = 1",
+    "now, modules = 1, 2",
+    "for modules in [1]:\n        pass",
+    "import math as modules",
+    "if True:\n        modules = 1",
+    "try:\n        pass\n    except Exception as modules:\n        pass",
+    "(modules := 1)",
+    "match 1:\n        case modules:\n            pass",
+    "def modules(self):\n        return 1",
+]
+
+
+@pytest.mark.parametrize("binding", MEMBER_BINDINGS)
+def test_a_protocol_member_bound_in_any_form_is_checked(binding):
+    code = f"import typing\nclass P(typing.Protocol):\n    {binding}"
+    refusal = check_policy(ast.parse(code), "zwc")
+    assert refusal is not None and refusal.rule == "import-table", refusal

@@ -1,5 +1,6 @@
-# attack: Replace library functions with plain Python, then call them.
-# expect: no_library
+# attack: Replace library functions with plain Python, then call them (refused: the code writes
+# no attribute of what it imports; before that rule, the rerun found no library dependence).
+# expect: policy
 import zwc
 
 zwc.julepak = lambda a, b: [c << s for c, s in zip(a, b)]
