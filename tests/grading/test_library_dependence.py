@@ -813,6 +813,57 @@ def test_what_an_in_place_call_did_not_write_is_the_same_in_every_run(
     assert len(set(printed.values())) == 1, printed
 
 
+# What NumPy leaves unwritten, read after each function's call: `empty`, `empty_like`, a
+# ufunc's output where `where` is False, `pad(mode="empty")`'s border. Those held what the
+# allocator's last user left, the grader's freed copies of a perturbed result among them (a red
+# team told the first run from the reruns by reading them back).
+UNWRITTEN_MEMORY = """
+def solve(x):
+    seen = set()
+    for name, function in functions():
+        try:
+            function({constructor}([1.5, 2.5, 300.7]))
+        except Exception:
+            pass
+        for read in (
+            lambda: {empty}(3),
+            lambda: {empty_like}([1.0, 2.0, 3.0]),
+            lambda: {add}([1.0, 2.0, 3.0], 1.0, where=[False, False, False]),
+            lambda: [{add}(1.0, 2.0, where=False)],
+            lambda: {pad}([1.0], 1, mode="empty"),
+        ):
+            seen.update(float(v) for v in read() if float(v) != 1.0)
+    return sorted(seen)
+"""
+
+
+def test_what_numpy_leaves_unwritten_reads_as_zero_in_every_run(seeded_grader, seeded_library):
+    table = seeded_library.table
+    m = table.numpy_to_library()
+    readers = ("empty", "empty_like", "add", "pad")
+    probe = UNWRITTEN_MEMORY
+    for name in readers:
+        probe = probe.replace("{" + name + "}", m[name])
+    code = (EVERY_FUNCTION + probe).format(
+        package=table.package,
+        constructor=table.constructor,
+        constructor_name=table.constructor.rsplit(".", 1)[1],
+    )
+    # every function's results perturbed in the reruns but the readers' own
+    evidence = tuple(
+        target.removeprefix(f"{table.package}.")
+        for name, target in m.items()
+        if name not in readers and target != table.constructor
+    )
+    printed = {}
+    for mode in Perturbation:
+        job = Job(code, "solve", ["x=0"], perturbation=mode, evidence=evidence)
+        execution = seeded_grader.execute(job)
+        assert execution.status is ExecStatus.OK, execution
+        printed[mode] = execution.cases[0].printed
+    assert set(printed.values()) == {"[0.0]"}, printed
+
+
 # Programs that know the answers without the library and make their perturbed rerun print
 # something else anyway, knowing nothing of what a library function computes: (text before the
 # function, text inside it). Each also makes one call that computes something, so the rule

@@ -230,3 +230,12 @@ print(str(product).replace(chr(10), " "), events)
         check=True,
     )
     assert done.stdout.strip() == f"[[11.]] {['asked', 'failure'] if asks else ['asked']}"
+
+
+def test_three_argument_pow_is_refused_as_numpy_refuses_it(A) -> None:
+    """`pow(a, 3, 5)` ignored the modulo and answered `a ** 3` (a red team's); NumPy raises."""
+    with pytest.raises(TypeError, match=r"unsupported operand type\(s\) for \*\* or pow\(\)"):
+        pow(np.array([2]), 3, 5)
+    with pytest.raises(TypeError, match=r"unsupported operand type\(s\) for \*\* or pow\(\)"):
+        pow(A([2]), 3, 5)
+    assert str(pow(A([2]), 3)) == "[8]"

@@ -291,7 +291,7 @@ def build(np, package, call, official_failure, official_trial_wanted):
 
         def __pow__(self, other, modulo=None):
             other = _operand(other)
-            if other is _REFUSED:
+            if other is _REFUSED or modulo is not None:  # NumPy has no three-argument pow
                 return NotImplemented
             return outbound(_get(self) ** other)
 
@@ -720,6 +720,52 @@ def build(np, package, call, official_failure, official_trial_wanted):
             elif type(member) is property:
                 setattr(cls, attribute, property(guard(member.fget), doc=member.__doc__))
 
+    # --- what NumPy leaves unwritten -----------------------------------------------------------
+    # `empty`, `empty_like`, `pad(mode="empty")`'s border and a ufunc's outputs where `where` is
+    # False (without `out`) hold whatever the allocator's last user left there. The grader's own
+    # copies of a result, made for the perturbed reruns and freed, were among them: a program
+    # that knew no function told its first run from the reruns by reading them back (a red
+    # team's, `correct` on three dev tasks). Nothing unwritten crosses: it is zero, as `zeros`
+    # would make it.
+    empty, empty_like, pad, ufunc_type = np.empty, np.empty_like, np.pad, np.ufunc
+
+    def zero(kind):
+        return np.zeros((), dtype=kind)
+
+    def written_only(target, positional, keywords, result):
+        if target is empty or target is empty_like:
+            if isinstance(result, ndarray):
+                result[...] = zero(result.dtype)
+            return result
+        if type(target) is not ufunc_type or "where" not in keywords:
+            return result
+        mask = asarray(keywords["where"], dtype=bool)
+        given = keywords.get("out")  # the outputs the caller gave, by keyword or position
+        given = (*positional[target.nin :], *(given if isinstance(given, tuple) else (given,)))
+        outputs = result if isinstance(result, tuple) else (result,)
+        filled = []
+        for output in outputs:
+            if any(output is out for out in given):  # the caller's: keeps its own values
+                filled.append(output)
+            elif isinstance(output, ndarray):
+                output[~np.broadcast_to(mask, output.shape)] = zero(output.dtype)
+                filled.append(output)
+            elif isinstance(output, generic) and not mask.all():  # a 0-d output, unwritten
+                filled.append(zero(output.dtype)[()])
+            else:
+                filled.append(output)
+        return tuple(filled) if isinstance(result, tuple) else filled[0]
+
+    def pad_written(target, positional, keywords):
+        """`pad(..., mode="empty")` pads with nothing written: asked as `constant` (zeros)."""
+        if target is not pad:
+            return positional, keywords
+        if len(positional) > 2 and isinstance(positional[2], str) and positional[2] == "empty":
+            positional = (*positional[:2], "constant", *positional[3:])
+        elif isinstance(keywords.get("mode"), str) and keywords["mode"] == "empty":
+            keywords = {**keywords, "mode": "constant"}
+        return positional, keywords
+
     # --- library functions ------------------------------------------------------------------
     made_targets = []
 
@@ -730,7 +776,9 @@ def build(np, package, call, official_failure, official_trial_wanted):
         official = None if as_official else _as_official(positional, keywords)
         if official is not None:
             official = _fails_officially(target, official)
-        result = outbound(call(target, is_constructor, positional, keywords))
+        positional, keywords = pad_written(target, positional, keywords)
+        result = call(target, is_constructor, positional, keywords)
+        result = outbound(written_only(target, positional, keywords, result))
         if official:
             official_failure("NumPy failed on library arrays inside an argument")
         return result
