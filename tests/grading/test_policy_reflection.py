@@ -550,37 +550,89 @@ def test_each_attack_with_a_library_call_is_refused_by_the_grader_before_running
     assert not wrong, wrong
 
 
-# Python evaluates annotations (a module's, a class body's, a parameter's, a return's), and an
-# annotation's `type` is exempt from the `type` rule only because it describes: each way that
-# evaluating one hands `type` to the code's own object must be refused, wherever it stands.
+# Python evaluates annotations (a module's, a class body's, a parameter's, a return's), and what
+# evaluating one hands on reached the code each way red teams tried. `type` passes only in a
+# parameter's or a return's annotation made of typing's names and builtin types (its value goes
+# only to the function's `__annotations__`), and in text, which nothing allowed evaluates.
 HOOK_OBJECTS = (
-    "import collections\nd = collections.defaultdict(int)\n"
+    "import collections, dataclasses, typing\nd = collections.defaultdict(int)\n"
     "class G:\n    def __getitem__(self, k):\n        return k\n"
     "    def __or__(self, k):\n        return k\n    def __ror__(self, k):\n        return k\n"
     "grab = G()\n"
 )
-ANNOTATION_PLACES = {
-    "module": "probe: {} = 0",
-    "class": "class A:\n    field: {}",
+SIGNATURE_PLACES = {
     "parameter": "def f(a: {}):\n    return a",
     "return": "def f() -> {}:\n    return 1",
 }
-HOOKED_TYPES = ["d[type]", "grab[type]", "grab | type", "type | grab", "list[grab, type]"]
-DESCRIBING_TYPES = ["type", "typing.Optional[type]", "list[type] | None", "'grab[type]'"]
+BODY_PLACES = {
+    "module": "probe: {} = 0",
+    "class": "class A:\n    field: {}",
+    "dataclass": "fld = dataclasses.field(default=None)\n@dataclasses.dataclass\nclass H:\n"
+    "    kind: {} = fld",
+}
+ANNOTATION_PLACES = SIGNATURE_PLACES | BODY_PLACES
+HOOKED_TYPES = [
+    "d[type]",
+    "grab[type]",
+    "grab | type",
+    "type | grab",
+    "typing.Counter.grab[type]",
+    "copyright.grab[type]",
+]
+DESCRIBING_TYPES = ["type", "typing.Optional[type]", "list[type] | None", "typing.Dict[str, type]"]
+
+
+def _annotation_refusal(place: str, annotation: str):
+    return check_policy(
+        ast.parse(HOOK_OBJECTS + ANNOTATION_PLACES[place].format(annotation)), "zwc"
+    )
 
 
 @pytest.mark.parametrize("annotation", HOOKED_TYPES)
 @pytest.mark.parametrize("place", sorted(ANNOTATION_PLACES))
 def test_an_annotation_that_hands_type_to_the_codes_object_is_refused(place, annotation):
-    code = HOOK_OBJECTS + ANNOTATION_PLACES[place].format(annotation)
-    refusal = check_policy(ast.parse(code), "zwc")
+    refusal = _annotation_refusal(place, annotation)
     assert refusal is not None and refusal.rule == "dynamic-class", refusal
 
 
 @pytest.mark.parametrize("annotation", DESCRIBING_TYPES)
+@pytest.mark.parametrize("place", sorted(BODY_PLACES))
+def test_type_in_a_module_or_class_body_annotation_is_refused(place, annotation):
+    refusal = _annotation_refusal(place, annotation)
+    assert refusal is not None and refusal.rule == "dynamic-class", refusal
+
+
+@pytest.mark.parametrize("annotation", DESCRIBING_TYPES)
+@pytest.mark.parametrize("place", sorted(SIGNATURE_PLACES))
+def test_type_in_a_signature_that_only_describes_passes(place, annotation):
+    assert _annotation_refusal(place, annotation) is None
+
+
 @pytest.mark.parametrize("place", sorted(ANNOTATION_PLACES))
-def test_an_annotation_that_only_describes_a_type_passes(place, annotation):
-    code = "import typing\n" + HOOK_OBJECTS + ANNOTATION_PLACES[place].format(annotation)
+def test_type_in_an_annotation_written_as_text_passes(place):
+    assert _annotation_refusal(place, "'typing.Optional[type]'") is None
+
+
+# `type(x)` looked up: only by `.get` on a dict display, where nothing of the code's runs and
+# nothing hands the key back (a missing key comes back in a `KeyError`).
+TYPE_LOOKUPS = {
+    "subscript of a display": "try:\n    {int: 'i'}[type(x)]\nexcept KeyError as e:\n    t = e",
+    "an Enum class": "import enum\nclass K(enum.Enum):\n    A = 1\nk = K[type(x)]",
+    "a class's get": "class Spy:\n    @staticmethod\n    def get(k):\n        return k\n"
+    "t = Spy.get(type(x))",
+    "a builtin instance's get": "t = copyright.get(type(x))",
+    "a name's get": "kinds = {int: 'i'}\nt = kinds.get(type(x))",
+}
+
+
+@pytest.mark.parametrize("where", sorted(TYPE_LOOKUPS))
+def test_a_type_looked_up_anywhere_but_in_a_dict_display_is_refused(where):
+    refusal = check_policy(ast.parse("x = 1\n" + TYPE_LOOKUPS[where]), "zwc")
+    assert refusal is not None and refusal.rule == "dynamic-class", refusal
+
+
+def test_a_type_looked_up_in_a_dict_display_passes():
+    code = "x = 1\nname = {int: 'i', float: 'f'}.get(type(x), 'o')"
     assert check_policy(ast.parse(code), "zwc") is None
 
 

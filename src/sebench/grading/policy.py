@@ -281,6 +281,12 @@ _TYPE_EXPRESSION = (
     ast.Load,
 )
 _PROPERTY_METHODS = frozenset({"setter", "getter", "deleter"})
+# The builtin types an annotation that holds `type` may name (`describes_only`): not every
+# builtin, some are instances whose attributes the code can set (`copyright`, `exit`).
+_DESCRIBING_BUILTINS = frozenset(
+    f"builtins.{name}"
+    for name in _words("type object int float complex bool str bytes list dict tuple set frozenset")
+)
 
 # Rules whose refusal means the code tries to reach NumPy (verdict `uses_numpy`).
 NUMPY_RULES = frozenset({"numpy-import", "numpy-dynamic"})
@@ -517,7 +523,8 @@ class _PolicyVisitor(ast.NodeVisitor):
         self.asked_types: set[int] = set()  # ids of `type(x)` calls whose result is only looked at
         # ids of Name nodes that only describe (annotations): `dtype: Optional[type] = None`
         self.annotation_names: set[int] = set()
-        self.annotation_roots: dict[int, ast.AST] = {}  # a Name in an annotation: its annotation
+        # a Name in a parameter's or a return's annotation: that annotation (`check_type_name`)
+        self.signature_annotations: dict[int, ast.AST] = {}
         self.sys_reads: set[int] = set()  # ids of `sys` Name nodes read as `sys.<allowed>`
         self.refusals: list[Refusal] = []
         self.wrapper_calls: set[int] = set()  # ids of `wraps` called on one function
@@ -854,7 +861,7 @@ class _PolicyVisitor(ast.NodeVisitor):
             self.mark_decorators(node)
         returns = getattr(node, "returns", None)
         if returns is not None:
-            self.check_string_annotations(returns)
+            self.check_string_annotations(returns, signature=True)
         self.class_scope.append(set())
         self.function_depth += 1
         self.handlers.append(0)
@@ -917,7 +924,13 @@ class _PolicyVisitor(ast.NodeVisitor):
             )
 
     def check_type_name(self, node: ast.Name) -> None:
-        root = self.annotation_roots.get(id(node))
+        # Python evaluates annotations, and what evaluating one hands on reached the code each
+        # way it was tried (red teams of 2026-12-03: `d[type]` with a defaultdict or the code's
+        # `__getitem__`, `grab | type`, an attribute written through a typing alias,
+        # `dataclasses` storing a class body's annotation in the `Field` the code holds). So
+        # `type` passes in a parameter's or a return's annotation made of typing's names and
+        # builtin types alone, and in text (which nothing allowed evaluates).
+        root = self.signature_annotations.get(id(node))
         if (
             id(node) not in self.direct_calls
             and id(node) not in self.annotation_names
@@ -927,14 +940,15 @@ class _PolicyVisitor(ast.NodeVisitor):
             self.refuse("dynamic-class", node, "uses type other than to ask an object's type")
 
     def describes_only(self, node: ast.AST) -> bool:
-        """Whether evaluating an annotation calls nothing but typing's and the builtins' own
-        type constructors: Python evaluates annotations, and `d[type]` (a `defaultdict`, or a
-        class of the code's with `__getitem__`) or `grab | type` handed `type` to the code (a
-        red team's, `correct` on 54 of the 64 dev tasks). So every name in it is typing's or a
-        builtin, and no operand is the code's own object."""
+        """Whether evaluating an annotation calls nothing but typing's and the builtin types'
+        own constructors: each name one of typing's allowed names (one level: `typing.Counter`,
+        not an attribute written on it) or a builtin type, no operand the code's object."""
         if isinstance(node, ast.Name | ast.Attribute):
             named = self.resolve(node) or ""
-            return named.startswith(("builtins.", "typing."))
+            module, _, name = named.partition(".")
+            return named in _DESCRIBING_BUILTINS or (
+                module == "typing" and name in REFLECTIVE_MODULE_NAMES["typing"]
+            )
         if isinstance(node, ast.Constant):
             return True
         if isinstance(node, ast.Subscript):
@@ -943,8 +957,6 @@ class _PolicyVisitor(ast.NodeVisitor):
             return all(self.describes_only(element) for element in node.elts)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
             return self.describes_only(node.left) and self.describes_only(node.right)
-        if isinstance(node, ast.Starred):
-            return self.describes_only(node.value)
         return False
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
@@ -1080,11 +1092,13 @@ class _PolicyVisitor(ast.NodeVisitor):
             )
 
     def mark_lookup(self, container: ast.AST, keys: list[ast.expr]) -> None:
-        """`{int: "i"}.get(type(x))`, `{int: "i"}[type(x)]`: a lookup in a display of builtins.
-        Not in any container: a user object's `__getitem__`/`get`, or a key's `__eq__` (a dict
-        compares keys with equal hashes), would receive the type, `type` itself when x is a
-        class, and make classes with it."""
-        if self.plain_operand(container):
+        """`{int: "i"}.get(type(x))`: `.get` on a dict display of builtins. Not in any other
+        container: a user object's `__getitem__`/`get`, or a key's `__eq__` (a dict compares
+        keys with equal hashes), would receive the type, `type` itself when x is a class, and
+        make classes with it. Not `[type(x)]` either: a missing key comes back in the
+        `KeyError` (a red team's), and so does an Enum class's, and the code's class's own
+        `get` is the code's; nor a builtin instance's (`copyright.get` can be set)."""
+        if isinstance(container, ast.Dict) and self.plain_operand(container):
             self.asked_types.update(id(key) for key in keys if _type_call_shape(key))
 
     def plain_operand(self, node: ast.AST) -> bool:
@@ -1129,11 +1143,6 @@ class _PolicyVisitor(ast.NodeVisitor):
 
     def is_type_call(self, node: ast.AST) -> bool:
         return _type_call_shape(node) and self.resolve(node.func) == "builtins.type"
-
-    def visit_Subscript(self, node: ast.Subscript) -> None:
-        if _type_call_shape(node.slice):
-            self.defer(lambda: self.mark_lookup(node.value, [node.slice]))
-        self.generic_visit(node)
 
     def visit_Compare(self, node: ast.Compare) -> None:
         if any(map(_type_call_shape, (node.left, *node.comparators))):
@@ -1232,7 +1241,7 @@ class _PolicyVisitor(ast.NodeVisitor):
     def visit_arg(self, node: ast.arg) -> None:
         self.bind(node.arg, "other", node)
         if node.annotation is not None:
-            self.check_string_annotations(node.annotation)
+            self.check_string_annotations(node.annotation, signature=True)
         self.generic_visit(node)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
@@ -1244,7 +1253,7 @@ class _PolicyVisitor(ast.NodeVisitor):
         self.note_plain_slots(node.targets, node.value)
         self.generic_visit(node)
 
-    def check_string_annotations(self, annotation: ast.AST) -> None:
+    def check_string_annotations(self, annotation: ast.AST, *, signature: bool = False) -> None:
         # Python evaluates an annotation (a module's, a parameter's, a return's): its names are
         # exempt from the `type` rule only because it describes, so it must be a type
         # expression and nothing that runs (`x: holder.append(type) = 0` handed out `type`).
@@ -1256,11 +1265,14 @@ class _PolicyVisitor(ast.NodeVisitor):
                 f"an annotation runs code ({type(runs).__name__}): only type expressions",
             )
             return
-        # its names are exempt from the `type` rule only where evaluating it hands them to
-        # typing's and the builtins' own type constructors (`check_type_name`)
-        for node in ast.walk(annotation):
-            if isinstance(node, ast.Name) and not self.in_string_annotation:
-                self.annotation_roots[id(node)] = annotation
+        if signature and not self.in_string_annotation:
+            # a parameter's or a return's: its value goes only to the function's
+            # `__annotations__`, which nothing allowed reads (`dtype: Optional[type] = None`, a
+            # model's honest answer); a module's or a class body's goes further (`dataclasses`
+            # puts it in the `Field` the code holds): no exemption there
+            for node in ast.walk(annotation):
+                if isinstance(node, ast.Name):
+                    self.signature_annotations[id(node)] = annotation
         for node in ast.walk(annotation):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 try:
