@@ -36,6 +36,7 @@ import site  # noqa: E402 - under -S (see isolation.server_command) it only defi
 import time  # noqa: E402
 from types import ModuleType  # noqa: E402
 
+from sebench.grading.policy import attribute_refusal  # noqa: E402 - the rule for names
 from sebench.grading.sandbox import (  # noqa: E402
     audit,
     child,
@@ -216,7 +217,7 @@ class Server:
         refused = () if config.allow_numpy else import_guard.REFUSED
         frame_readers = import_guard.install((package,), guard_introspection, refused)
         if guard_introspection:  # part of the introspection layer (`sebench doctor`)
-            stdlib_guard.install(functions=(type(numpy.clip), numpy.ufunc))
+            stdlib_guard.install((type(numpy.clip), numpy.ufunc), attribute_refusal)
         # The hook's controls are held by this frame and the zygote's only: never by a module.
         controls = audit.install(
             call_code=runtime.call.__code__,

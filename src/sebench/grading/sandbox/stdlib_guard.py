@@ -34,8 +34,10 @@ import copyreg
 import dataclasses
 import enum
 import functools
+import operator
 import re
 import types
+from collections.abc import Callable
 from typing import Any
 
 # What `update_wrapper` may not copy from: a module's `__dict__` is its globals, a class's its
@@ -189,10 +191,63 @@ def _check_dataclass(cls: Any, field_types: tuple, kinds: tuple) -> None:
             raise TypeError(f"a dataclass field cannot be named {name!r}")
 
 
-def install(functions: tuple[type, ...] = ()) -> None:
+def _name_checked(
+    attrgetter: Callable[..., Any],
+    methodcaller: Callable[..., Any],
+    refusal: Callable[[str], tuple[str, str] | None],
+) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    """`operator.attrgetter` and `methodcaller` that check each name they are given, every
+    part of a dotted one, by the policy's one rule for names to read (`refusal`), and hand
+    out a plain function. The policy lets the code call them only with a literal name it
+    checks; at run time the name is checked again, whatever reached them: each of the day's
+    red teams that got `type` into the code went on with `type(attrgetter("real"))`, the C
+    class, which then read any attribute by a name built at run time. Now `type` of what they
+    hand out is a plain function's."""
+
+    def checked(names: tuple[Any, ...]) -> None:
+        for name in names:
+            if type(name) is not str:
+                raise TypeError("attribute name must be a string")
+            for part in name.split("."):
+                refused = refusal(part)
+                if refused is not None:
+                    raise AttributeError(f"reading .{part} by a name held as data: {refused[1]}")
+
+    def guarded_attrgetter(attr: Any, /, *attrs: Any) -> Callable[[Any], Any]:
+        names = (attr, *attrs)
+        checked(names)
+        get = attrgetter(*names)
+
+        def getter(obj: Any, /) -> Any:
+            return get(obj)
+
+        return getter
+
+    def guarded_methodcaller(name: Any, /, *args: Any, **kwargs: Any) -> Callable[[Any], Any]:
+        checked((name,))
+        call = methodcaller(name, *args, **kwargs)
+
+        def caller(obj: Any, /) -> Any:
+            return call(obj)
+
+        return caller
+
+    return guarded_attrgetter, guarded_methodcaller
+
+
+def install(
+    functions: tuple[type, ...] = (),
+    attribute_refusal: Callable[[str], tuple[str, str] | None] | None = None,
+) -> None:
     """Replace them in their modules (this process and the children it forks). `functions`:
     more kinds of function `update_wrapper` may copy from (NumPy's: `numpy.ma`, which NumPy
-    imports on first use, wraps NumPy's functions as it loads)."""
+    imports on first use, wraps NumPy's functions as it loads). `attribute_refusal`: the
+    policy's rule for names to read (`policy.attribute_refusal`), which `attrgetter` and
+    `methodcaller` then apply at run time too."""
+    if attribute_refusal is not None:
+        operator.attrgetter, operator.methodcaller = _name_checked(
+            operator.attrgetter, operator.methodcaller, attribute_refusal
+        )
     update_wrapper = functools.update_wrapper
     wrapped_kinds = _WRAPPED + tuple(functions)
     assignments, updates = functools.WRAPPER_ASSIGNMENTS, functools.WRAPPER_UPDATES
