@@ -622,6 +622,9 @@ TYPE_LOOKUPS = {
     "t = Spy.get(type(x))",
     "a builtin instance's get": "t = copyright.get(type(x))",
     "a name's get": "kinds = {int: 'i'}\nt = kinds.get(type(x))",
+    # `.get` returns its default: `{}.get(0, type(int))` is `type` (a red team's)
+    "a display's get default": "t = {}.get(0, type(x))",
+    "a display's get default, a key too": "t = {int: 'i'}.get(type(x), type(x))",
 }
 
 

@@ -1049,7 +1049,8 @@ class _PolicyVisitor(ast.NodeVisitor):
         if isinstance(func, ast.Name) and f"builtins.{func.id}" in _TYPE_CONSUMERS:
             self.defer(lambda: self.mark_type_consumer(node))
         elif isinstance(func, ast.Attribute) and func.attr == "get":
-            self.defer(lambda: self.mark_lookup(func.value, node.args))
+            # the key only: `.get` returns its default (`{}.get(0, type(int))` was `type`)
+            self.defer(lambda: self.mark_lookup(func.value, node.args[:1]))
         if _type_call_shape(node):
             self.direct_calls.add(id(func))
             self.defer(lambda: self.check_asked_type(node))

@@ -443,3 +443,110 @@ def test_attrgetter_and_methodcaller_still_serve_honest_names(pool):
         return [p.b for p in points], pair, upper, operator.attrgetter("real")(x)
     """
     assert run(pool, code) == "(['a', 'b'], (1, 'a'), 'bznznz', 1)"
+
+
+@pytest.mark.parametrize(
+    ("name", "code"),
+    [
+        (
+            "a field's name deleted, then set anew",
+            """
+            import dataclasses
+            fld = dataclasses.field(default=None)
+            @dataclasses.dataclass
+            class H:
+                a: int = fld
+            def solve(x):
+                del fld.name
+                fld.name = "__class__"
+                return str(dataclasses.asdict(H()))
+            """,
+        ),
+        (
+            "a cached property's name deleted, then set anew",
+            """
+            import functools
+            class Box:
+                @functools.cached_property
+                def value(self):
+                    return 1
+            def solve(x):
+                prop = Box.__dict__["value"]
+                del prop.attrname
+                prop.attrname = "__deepcopy__"
+                return "renamed"
+            """,
+        ),
+        (
+            "replace on a class of the program's metaclass with fake fields",
+            """
+            import dataclasses
+            class F:
+                init = True
+                _field_type = None
+                name = "__getattribute__"
+            class Meta(type):
+                __dataclass_fields__ = {"k": F()}
+            def solve(x):
+                return str(dataclasses.replace(Meta("C", (), {})))
+            """,
+        ),
+        (
+            "asdict on an object whose class claims fake fields",
+            """
+            import dataclasses
+            class F:
+                init = True
+                _field_type = dataclasses._FIELD
+                name = "__class__"
+            class C:
+                __dataclass_fields__ = {"k": F()}
+            def solve(x):
+                return str(dataclasses.asdict(C()))
+            """,
+        ),
+        (
+            "asdict of a real dataclass holding such an object",
+            """
+            import dataclasses
+            class F:
+                init = True
+                _field_type = dataclasses._FIELD
+                name = "__class__"
+            class C:
+                __dataclass_fields__ = {"k": F()}
+            @dataclasses.dataclass
+            class H:
+                inner: object
+            def solve(x):
+                return str(dataclasses.astuple(H(C())))
+            """,
+        ),
+    ],
+)
+def test_dataclass_readers_take_real_fields_of_real_dataclasses(pool, name, code):
+    """`replace`, `asdict` and `astuple` read each field by its name from any object whose class
+    has `__dataclass_fields__`, and a field's or a cached property's "set once" name could be
+    deleted and set again (a red team's, with `type` from a policy hole)."""
+    printed = run(pool, code)
+    assert printed is not None and printed.startswith(("AttributeError", "TypeError")), printed
+
+
+def test_honest_dataclass_readers_still_work(pool):
+    code = """
+    import abc, dataclasses
+
+    @dataclasses.dataclass
+    class P:
+        x: int
+        y: int = 2
+
+    @dataclasses.dataclass
+    class Q(abc.ABC):
+        z: int
+
+    def solve(x):
+        p = dataclasses.replace(P(1), y=5)
+        return dataclasses.asdict(p), dataclasses.astuple(p), dataclasses.asdict(Q(3))
+    """
+    assert run(pool, code) == "({'x': 1, 'y': 5}, (1, 5), {'z': 3})"

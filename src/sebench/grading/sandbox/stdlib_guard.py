@@ -29,6 +29,7 @@ execs): so the names are checked where they are used, whatever object carries th
 
 from __future__ import annotations
 
+import abc
 import copy
 import copyreg
 import dataclasses
@@ -102,7 +103,8 @@ def _wraps_from(wrapper: Any, wrapped: Any, kinds: tuple[type, ...]) -> bool:
 
 
 class _Field(dataclasses.Field):
-    """A field whose name is set once (by `dataclass`, when it processes the class)."""
+    """A field whose name is set once (by `dataclass`, when it processes the class) and never
+    deleted (`del fld.name` made it unset again, and a red team then set it anew)."""
 
     __slots__ = ()
 
@@ -111,14 +113,25 @@ class _Field(dataclasses.Field):
             raise AttributeError("a dataclass field's name cannot change")
         super().__setattr__(name, value)
 
+    def __delattr__(self, name: str) -> None:
+        if name == "name":
+            raise AttributeError("a dataclass field's name cannot change")
+        super().__delattr__(name)
+
 
 class _CachedProperty(functools.cached_property):
-    """A cached property whose attribute name is set once (by `__set_name__`)."""
+    """A cached property whose attribute name is set once (by `__set_name__`) and never
+    deleted."""
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name == "attrname" and getattr(self, "attrname", None) is not None:
             raise AttributeError("a cached property's attribute name cannot change")
         super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if name == "attrname":
+            raise AttributeError("a cached property's attribute name cannot change")
+        super().__delattr__(name)
 
 
 # A name the interpreter or the standard library calls or reads by itself (`__reduce_ex__`,
@@ -166,20 +179,25 @@ def _check_state(state: Any) -> None:
                 raise ValueError(f"copy does not set an attribute named {key!r}")
 
 
+def _check_fields(cls: Any, field_types: tuple, kinds: tuple) -> None:
+    """The fields a class holds (if any) are real fields with identifiers for names."""
+    fields = getattr(cls, "__dataclass_fields__", None)
+    if fields is None:
+        return
+    if type(fields) is not dict:
+        raise TypeError(f"{cls.__name__} holds dataclass fields that are not a dict")
+    for field in fields.values():
+        if type(field) not in field_types or not any(field._field_type is k for k in kinds):
+            raise TypeError(f"{cls.__name__} holds something else than a dataclass field")
+        if not _plain_name(field.name):
+            raise TypeError(f"a dataclass field cannot be named {field.name!r}")
+
+
 def _check_dataclass(cls: Any, field_types: tuple, kinds: tuple) -> None:
     """Every field `dataclass` will read for `cls` (its bases' too) and every annotation of it
     carries an identifier for a name, on a real field."""
     for base in cls.__mro__[-1:0:-1]:
-        fields = getattr(base, "__dataclass_fields__", None)
-        if fields is None:
-            continue
-        if type(fields) is not dict:
-            raise TypeError(f"{base.__name__} holds dataclass fields that are not a dict")
-        for field in fields.values():
-            if type(field) not in field_types or not any(field._field_type is k for k in kinds):
-                raise TypeError(f"{base.__name__} holds something else than a dataclass field")
-            if not _plain_name(field.name):
-                raise TypeError(f"a dataclass field cannot be named {field.name!r}")
+        _check_fields(base, field_types, kinds)
     annotations = cls.__dict__.get("__annotations__", {})
     if type(annotations) is not dict:
         raise TypeError("a dataclass's annotations must be a dict")
@@ -341,3 +359,37 @@ def install(
         return process_class(cls, *args, **kwargs)
 
     dataclasses._process_class = guarded_process_class  # what `dataclass` calls, by its name
+
+    # `replace`, `asdict`, `astuple` and `fields` read each field's attribute by its name from
+    # an object whose class merely has `__dataclass_fields__`: a red team gave a class of a
+    # metaclass of its own fake fields named `__getattribute__` (`correct` on 54 of 64 dev
+    # tasks, with `type` from a policy hole). They take instances of real dataclasses only.
+    metaclasses = (type, abc.ABCMeta)  # a class of the program's own metaclass is refused
+
+    def instance_checked(function: Callable[..., Any]) -> Callable[..., Any]:
+        def checked(obj: Any, /, *args: Any, **kwargs: Any) -> Any:
+            if isinstance(obj, type) or not any(type(type(obj)) is m for m in metaclasses):
+                raise TypeError(f"{function.__name__}() takes an instance of a dataclass")
+            for cls in type(obj).__mro__:
+                _check_fields(cls, field_types, kinds)
+            return function(obj, *args, **kwargs)
+
+        checked.__name__ = function.__name__
+        return checked
+
+    for name in ("replace", "asdict", "astuple"):
+        setattr(dataclasses, name, instance_checked(getattr(dataclasses, name)))
+    # and what `asdict` and `astuple` recurse into, by these names: a real dataclass's field
+    # may hold an object whose class claims fake fields
+    for name in ("_asdict_inner", "_astuple_inner"):
+        inner = getattr(dataclasses, name)
+
+        def inner_checked(obj: Any, factory: Any, _inner: Any = inner) -> Any:
+            if dataclasses._is_dataclass_instance(obj):
+                if not any(type(type(obj)) is m for m in metaclasses):
+                    raise TypeError("asdict() and astuple() take instances of dataclasses")
+                for cls in type(obj).__mro__:
+                    _check_fields(cls, field_types, kinds)
+            return _inner(obj, factory)
+
+        setattr(dataclasses, name, inner_checked)
