@@ -4,6 +4,7 @@ commands write only what they are asked to."""
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -46,6 +47,25 @@ def _responses(workdir: Path) -> Path:
     return path
 
 
+def _eval(workdir: Path) -> subprocess.CompletedProcess[str]:
+    """`sebench eval` of `_responses` on `tasks.jsonl` with the library `L`, as a user types it."""
+    ran = sebench(
+        "eval",
+        "responses.jsonl",
+        "--lib",
+        "L",
+        "--data",
+        "tasks.jsonl",
+        "--out",
+        "results.jsonl",
+        "--summary",
+        "summary.json",
+        cwd=workdir,
+    )
+    assert ran.returncode == 0, ran.stderr
+    return ran
+
+
 def test_library_root_is_absolute_whatever_the_caller_gives(
     workdir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -56,20 +76,7 @@ def test_library_root_is_absolute_whatever_the_caller_gives(
 
 def test_relative_lib_grades_and_validates(workdir: Path) -> None:
     _responses(workdir)
-    ran = sebench(
-        "eval",
-        "responses.jsonl",
-        "--lib",
-        "L",
-        "--data",
-        "tasks.jsonl",
-        "--out",
-        "results.jsonl",
-        "--summary",
-        "summary.json",
-        cwd=workdir,
-    )
-    assert ran.returncode == 0, ran.stderr
+    _eval(workdir)
     summary = json.loads((workdir / "summary.json").read_text())
     assert summary["accuracy"] == 1.0, (workdir / "results.jsonl").read_text()
 
@@ -80,20 +87,7 @@ def test_eval_names_the_functions_a_task_names_that_the_library_lacks(workdir: P
     tasks = [json.loads(line) for line in (workdir / "tasks.jsonl").read_text().splitlines()]
     tasks[0]["selected_functions"] = ["Mean"]
     (workdir / "tasks.jsonl").write_text("".join(json.dumps(t) + "\n" for t in tasks))
-    ran = sebench(
-        "eval",
-        "responses.jsonl",
-        "--lib",
-        "L",
-        "--data",
-        "tasks.jsonl",
-        "--out",
-        "results.jsonl",
-        "--summary",
-        "summary.json",
-        cwd=workdir,
-    )
-    assert ran.returncode == 0, ran.stderr
+    ran = _eval(workdir)
     assert "does not have: Mean (1)" in " ".join(ran.stderr.split()), ran.stderr
     summary = json.loads((workdir / "summary.json").read_text())
     assert summary["unknown_functions"] == {"Mean": 1} and summary["verdicts"]["no_library"] == 1
@@ -103,20 +97,7 @@ def test_per_function_is_keyed_by_library_names_also_for_bare_linalg_names(
     workdir: Path,
 ) -> None:
     _responses(workdir)
-    ran = sebench(
-        "eval",
-        "responses.jsonl",
-        "--lib",
-        "L",
-        "--data",
-        "tasks.jsonl",
-        "--out",
-        "results.jsonl",
-        "--summary",
-        "summary.json",
-        cwd=workdir,
-    )
-    assert ran.returncode == 0, ran.stderr
+    _eval(workdir)
     names = Library.load(workdir / "L").table.numpy_to_library()
     per_function = json.loads((workdir / "summary.json").read_text())["per_function"]
     assert sorted(per_function) == sorted([names["mean"], names["linalg.det"]])

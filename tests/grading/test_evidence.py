@@ -30,12 +30,13 @@ def test_a_task_that_names_only_functions_the_library_lacks_counts_none(seeded_l
     """Falling back to every function there let a canary on any function pass a plain answer
     on a task whose `selected_functions` were misspelled (a red team's `Trunc`)."""
     table = seeded_library.table
+    names = table.numpy_to_library()
     assert evidence_names(["Trunc"], table) == (UNKNOWN,)
     assert evidence_names(["no_such_function", "Mean"], table) == (UNKNOWN,)
-    assert unknown_functions(["Trunc", "mean", "linalg.Inv"], table) == ("Trunc", "linalg.Inv")
+    assert unknown_functions(["Trunc", "mean", "linalg.Inv"], names) == ("Trunc", "linalg.Inv")
     # one it has is the evidence; the others are reported
     assert evidence_names(["Trunc", "mean"], table) == evidence_names(["mean"], table)
-    assert unknown_functions(["mean", "max", "cross", "linalg.inv"], table) == ()
+    assert unknown_functions(["mean", "max", "cross", "linalg.inv"], names) == ()
 
 
 def test_the_rows_rerun_is_only_for_functions_whose_results_are_only_a_shape(seeded_library):

@@ -21,7 +21,7 @@ summary counts and names such samples.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 from sebench.grading.sandbox.perturbation import CONVERSIONS, SHAPE_ONLY
 from sebench.library.table import NameTable
@@ -83,10 +83,10 @@ def evidence_names(functions: Iterable[str], table: NameTable) -> tuple[str, ...
     return tuple(sorted(found))
 
 
-def unknown_functions(functions: Iterable[str], table: NameTable) -> tuple[str, ...]:
-    """The names of `functions` that are no function of the library under any of their
-    aliases (what the summary reports, since such a name cannot be the evidence)."""
-    library = table.numpy_to_library()
+def unknown_functions(functions: Iterable[str], library: Collection[str]) -> tuple[str, ...]:
+    """The names of `functions` that are no function of the library (`library`: its NumPy
+    names, `NameTable.numpy_to_library()`) under any of their aliases: what the summary
+    reports, since such a name cannot be the evidence."""
     return tuple(
         name for name in functions if not any(alias in library for alias in _aliases(name))
     )

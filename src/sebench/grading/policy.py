@@ -521,7 +521,8 @@ class _PolicyVisitor(ast.NodeVisitor):
         self.calls_with_arguments: list[ast.Call] = []  # calls with two arguments or keywords
         self.name_attributes: list[ast.Attribute] = []  # `name.attribute`, in walk order
         self.asked_types: set[int] = set()  # ids of `type(x)` calls whose result is only looked at
-        # ids of Name nodes that only describe (annotations): `dtype: Optional[type] = None`
+        # ids of Name nodes that only describe: in a string annotation (which nothing allowed
+        # evaluates), or `type` given to `isinstance` and the like (`mark_type_consumer`)
         self.annotation_names: set[int] = set()
         # a Name in a parameter's or a return's annotation: that annotation (`check_type_name`)
         self.signature_annotations: dict[int, ast.AST] = {}
@@ -1255,9 +1256,9 @@ class _PolicyVisitor(ast.NodeVisitor):
         self.generic_visit(node)
 
     def check_string_annotations(self, annotation: ast.AST, *, signature: bool = False) -> None:
-        # Python evaluates an annotation (a module's, a parameter's, a return's): its names are
-        # exempt from the `type` rule only because it describes, so it must be a type
-        # expression and nothing that runs (`x: holder.append(type) = 0` handed out `type`).
+        # Python evaluates an annotation (a module's, a parameter's, a return's): it must be a
+        # type expression and nothing that runs (`x: holder.append(type) = 0` handed out
+        # `type`); where its `type` may pass at all is `check_type_name`'s.
         runs = next((n for n in ast.walk(annotation) if not isinstance(n, _TYPE_EXPRESSION)), None)
         if runs is not None:
             self.refuse(

@@ -122,7 +122,7 @@ def evaluate(
 
             def record(item: Item, verdict: Verdict) -> None:
                 nonlocal graded
-                out.write(_result_row(item, verdict, functions, library.table))
+                out.write(_result_row(item, verdict, functions))
                 graded += 1
                 if on_progress is not None:
                     on_progress(graded, plan.to_grade, verdict)
@@ -250,10 +250,8 @@ def _library_names(table: NameTable) -> dict[str, str]:
     return names
 
 
-def _result_row(
-    item: Item, verdict: Verdict, functions: dict[str, str], table: NameTable
-) -> dict[str, Any]:
-    unknown = unknown_functions(item.task.selected_functions, table)
+def _result_row(item: Item, verdict: Verdict, functions: dict[str, str]) -> dict[str, Any]:
+    unknown = unknown_functions(item.task.selected_functions, functions)
     return {
         "task_id": item.task.task_id,
         "sample": item.sample,

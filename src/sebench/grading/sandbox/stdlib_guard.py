@@ -360,36 +360,37 @@ def install(
 
     dataclasses._process_class = guarded_process_class  # what `dataclass` calls, by its name
 
-    # `replace`, `asdict`, `astuple` and `fields` read each field's attribute by its name from
-    # an object whose class merely has `__dataclass_fields__`: a red team gave a class of a
-    # metaclass of its own fake fields named `__getattribute__` (`correct` on 54 of 64 dev
-    # tasks, with `type` from a policy hole). They take instances of real dataclasses only.
+    # `replace`, `asdict` and `astuple` read each field's attribute by its name from an object
+    # whose class merely has `__dataclass_fields__`: a red team gave a class of a metaclass of
+    # its own fake fields named `__getattribute__` (`correct` on 54 of 64 dev tasks, with `type`
+    # from a policy hole). They take instances of real dataclasses only, and so does what
+    # `asdict` and `astuple` recurse into, by name (a real dataclass's field may hold an object
+    # whose class claims fake fields).
     metaclasses = (type, abc.ABCMeta)  # a class of the program's own metaclass is refused
+
+    def check_instance(obj: Any, what: str) -> None:
+        if isinstance(obj, type) or not any(type(type(obj)) is m for m in metaclasses):
+            raise TypeError(f"{what} takes an instance of a dataclass")
+        for cls in type(obj).__mro__:
+            _check_fields(cls, field_types, kinds)
 
     def instance_checked(function: Callable[..., Any]) -> Callable[..., Any]:
         def checked(obj: Any, /, *args: Any, **kwargs: Any) -> Any:
-            if isinstance(obj, type) or not any(type(type(obj)) is m for m in metaclasses):
-                raise TypeError(f"{function.__name__}() takes an instance of a dataclass")
-            for cls in type(obj).__mro__:
-                _check_fields(cls, field_types, kinds)
+            check_instance(obj, f"{function.__name__}()")
             return function(obj, *args, **kwargs)
 
         checked.__name__ = function.__name__
         return checked
 
+    def inner_checked(inner: Callable[..., Any]) -> Callable[..., Any]:
+        def checked(obj: Any, factory: Any) -> Any:
+            if dataclasses._is_dataclass_instance(obj):
+                check_instance(obj, "asdict() and astuple()")
+            return inner(obj, factory)
+
+        return checked
+
     for name in ("replace", "asdict", "astuple"):
         setattr(dataclasses, name, instance_checked(getattr(dataclasses, name)))
-    # and what `asdict` and `astuple` recurse into, by these names: a real dataclass's field
-    # may hold an object whose class claims fake fields
     for name in ("_asdict_inner", "_astuple_inner"):
-        inner = getattr(dataclasses, name)
-
-        def inner_checked(obj: Any, factory: Any, _inner: Any = inner) -> Any:
-            if dataclasses._is_dataclass_instance(obj):
-                if not any(type(type(obj)) is m for m in metaclasses):
-                    raise TypeError("asdict() and astuple() take instances of dataclasses")
-                for cls in type(obj).__mro__:
-                    _check_fields(cls, field_types, kinds)
-            return _inner(obj, factory)
-
-        setattr(dataclasses, name, inner_checked)
+        setattr(dataclasses, name, inner_checked(getattr(dataclasses, name)))
