@@ -49,7 +49,7 @@ ATTACKS = [
     # `type(x)` handed to the program's own code: for a class it is `type` itself
     (
         "type_to_user_eq",
-        "class E:\n    def __eq__(self, o):\n        return o\ndef f(c):\n    return type(c) == E()",
+        "class E:\n    def __gt__(self, o):\n        return o\ndef f(c):\n    return type(c) < E()",
         "dynamic-class",
     ),
     (
@@ -431,9 +431,10 @@ HONEST = [
     "import enum\n\nclass Color(enum.Enum):\n    RED = enum.auto()\n    BLUE = enum.auto()\n\n"
     "def f(v):\n    return Color(v)",
     "import functools\n\n@functools.total_ordering\nclass V:\n    def __init__(self, v):\n"
-    "        self.v = v\n    def __eq__(self, o):\n        return self.v == o.v\n"
-    "    def __lt__(self, o):\n        return self.v < o.v\n    def __hash__(self):\n"
-    "        return hash(self.v)",
+    "        self.v = v\n    def __lt__(self, o):\n        return self.v < o.v\n"
+    "    def __hash__(self):\n        return hash(self.v)",
+    "import dataclasses\n\n@dataclasses.dataclass(frozen=True, order=True)\nclass V:\n"
+    "    v: int\n\ndef f(a, b):\n    return V(a) == V(b) or V(a) in {V(b)}",
     "class Box:\n    def __init__(self):\n        self.v0 = 0\n    @property\n    def v(self):\n"
     "        return 1\n    @v.setter\n    def v(self, value):\n        pass",
     "from functools import lru_cache\n\n@lru_cache(maxsize=None)\ndef fib(n):\n"
@@ -698,3 +699,69 @@ def test_a_protocol_member_bound_in_any_form_is_checked(binding):
     code = f"import typing\nclass P(typing.Protocol):\n    {binding}"
     refusal = check_policy(ast.parse(code), "zwc")
     assert refusal is not None and refusal.rule == "import-table", refusal
+
+
+# A module held as a value can have its names rebound however the code spells the write (a red
+# team's `m = collections; m.type = ...` made `namedtuple` eval text of its own): every module
+# but the library's is used only as `module.name`, in every form that hands on a value.
+MODULE_VALUES = [
+    "m = {}",
+    "[{}][0].x = 1",
+    "def f():\n    (m := {}).x = 1",
+    "def f(m={}):\n    return m",
+    "def f():\n    return {}",
+    "def f(g):\n    return g({})",
+    "for m in ({},):\n    pass",
+    "d = {{'m': {}}}",
+    "x = 1 if True else {}",
+    "with {} as m:\n    pass",
+]
+MODULES = {
+    "collections": "import collections",
+    "c": "import collections as c",
+    "abc": "from collections import abc",
+    "collections.abc": "import collections.abc",
+    "statistics.math": "import statistics",
+    "json.decoder": "import json",
+    "math": "import math",
+    "random": "import random",
+}
+
+
+@pytest.mark.parametrize("form", MODULE_VALUES)
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_a_module_held_as_a_value_is_refused(module, form):
+    code = f"{MODULES[module]}\n{form.format(module)}"
+    refusal = check_policy(ast.parse(code), "zwc")
+    assert refusal is not None and refusal.rule == "module-value", refusal
+
+
+def test_modules_used_by_their_names_and_the_library_as_a_value_pass():
+    code = (
+        "import collections.abc, math, statistics, zwc\nfrom json import decoder\nnp = zwc\n"
+        "la = zwc.rfx\ndef f(xs):\n    assert isinstance(xs, collections.abc.Iterable)\n"
+        "    return np.kocito(list(map(math.sqrt, xs))) + statistics.math.pi + la.quvohe(xs)\n"
+        "err = decoder.JSONDecodeError"
+    )
+    assert check_policy(ast.parse(code), "zwc") is None
+
+
+# Equality runs with whatever the object is compared with: a hash table hands a key it is asked
+# for every stored key of the same hash (a red team's: `type` out of typing's cache). No class
+# of the code's defines it, in any binding form.
+EQUALITY_DEFINITIONS = [
+    "def {}(self, other):\n        return True",
+    "{} = lambda self, other: True",
+    "{} = object.__lt__",
+    "if True:\n        def {}(self, other):\n            return True",
+    "for {} in [None]:\n        pass",
+    "{}: object = None",
+]
+
+
+@pytest.mark.parametrize("form", EQUALITY_DEFINITIONS)
+@pytest.mark.parametrize("name", ["__eq__", "__ne__"])
+def test_a_class_defining_equality_is_refused(name, form):
+    code = f"class K:\n    {form.format(name)}"
+    refusal = check_policy(ast.parse(code), "zwc")
+    assert refusal is not None and refusal.rule == "dunder-definition", refusal

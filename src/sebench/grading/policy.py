@@ -25,12 +25,14 @@ from __future__ import annotations
 
 import _string
 import ast
+import functools
 import importlib.util
 import pkgutil
 import re
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from types import ModuleType
 from typing import ClassVar
 
 from sebench.grading.statements import statements
@@ -56,6 +58,24 @@ ALLOWED_MODULES = _words(
 # red team's `json.tool`, which imports `argparse`, an engine that sets attributes named by
 # strings) is a module of its own, not vetted by being its package's.
 ALLOWED_SUBMODULES = _words("collections.abc json.decoder json.encoder json.scanner")
+
+
+@functools.cache
+def names_module(dotted: str) -> bool:
+    """Whether `dotted` (`collections.abc`, `statistics.math`, `json`) is a module object: an
+    allowed module, or a module reached from one by attributes. The allowed modules are
+    imported here to look (standard modules that solutions import anyway)."""
+    top, *rest = dotted.split(".")
+    if top not in ALLOWED_MODULES:
+        return False
+    try:
+        value: object = importlib.import_module(top)
+    except ImportError:
+        return False
+    for name in rest:
+        # the namespace itself, never `getattr`: a module's `__getattr__` could run code
+        value = vars(value).get(name) if isinstance(value, ModuleType) else None
+    return isinstance(value, ModuleType)
 
 
 def _submodules(packages: frozenset[str]) -> frozenset[str]:
@@ -218,13 +238,14 @@ KEEPING_DECORATORS = _words(
     "enum.unique typing.final"
 )
 # The special methods (and class attributes) a class may define: construction, printing,
-# comparison, hashing, the container and number protocols. Not attribute hooks (`__getattr__`,
+# ordering, hashing, the container and number protocols. Not equality (`__eq__`, `__ne__`:
+# `_EQUALITY_HOOKS`). Not attribute hooks (`__getattr__`,
 # `__getattribute__`, `__setattr__`), descriptors (`__get__`, `__set__`, `__set_name__`), class
 # creation hooks (`__new__`, `__init_subclass__`, `__class_getitem__`, `__prepare__`,
 # `__mro_entries__`), pickling and copying hooks, `__format__`, `__match_args__`, `__del__`,
 # `__call__`, context managers (`__exit__` gets a traceback), nor NumPy's protocols.
 ALLOWED_DUNDER_DEFINITIONS = _words(
-    "__init__ __post_init__ __repr__ __str__ __eq__ __ne__ __lt__ __le__ __gt__ __ge__ "
+    "__init__ __post_init__ __repr__ __str__ __lt__ __le__ __gt__ __ge__ "
     "__hash__ __len__ __iter__ __next__ __reversed__ __getitem__ __setitem__ __delitem__ "
     "__contains__ __bool__ __int__ __float__ __abs__ __neg__ __pos__ __invert__ __round__ "
     "__add__ __radd__ __iadd__ __sub__ __rsub__ __isub__ __mul__ __rmul__ __imul__ "
@@ -233,6 +254,15 @@ ALLOWED_DUNDER_DEFINITIONS = _words(
     "__and__ __rand__ __iand__ __or__ __ror__ __ior__ __xor__ __rxor__ __ixor__ "
     "__lshift__ __rlshift__ __rshift__ __rrshift__ __slots__ __all__"
 )
+# Equality is called with whatever the object is compared with: a hash table compares a key it
+# is asked for with every stored key of the same hash, and the interpreter asks the program's
+# `__eq__` when the stored key's own answers NotImplemented (a red team's: `typing.List[type]`
+# evaluated in a signature stored `type` in typing's cache, and a key with its hash handed it to
+# the program's `__eq__`: `correct` on 54 of the 64 dev tasks). Hashes of the interpreter's
+# objects follow their addresses, which a program can compute, so any table of any module may
+# be searched so. A class of the program's compares by identity, or as its `dataclass` or
+# `NamedTuple` base compares, never by code of its own.
+_EQUALITY_HOOKS = frozenset({"__eq__", "__ne__"})
 # Class patterns in `match` may name only these: a user class's `__match_args__` (or a
 # metaclass's `__instancecheck__`) would read attributes by names computed at run time.
 MATCHABLE_TYPES = _words(
@@ -520,6 +550,8 @@ class _PolicyVisitor(ast.NodeVisitor):
         self.bare_loads: list[ast.Name] = []  # every other Name read
         self.calls_with_arguments: list[ast.Call] = []  # calls with two arguments or keywords
         self.name_attributes: list[ast.Attribute] = []  # `name.attribute`, in walk order
+        self.attribute_loads: list[ast.Attribute] = []  # every `x.attribute` read
+        self.attribute_holders: set[int] = set()  # ids of those read as `x.attribute.other`
         self.asked_types: set[int] = set()  # ids of `type(x)` calls whose result is only looked at
         # ids of Name nodes that only describe: in a string annotation (which nothing allowed
         # evaluates), or `type` given to `isinstance` and the like (`mark_type_consumer`)
@@ -608,13 +640,30 @@ class _PolicyVisitor(ast.NodeVisitor):
         dataclass_aliases = {
             name for name, kinds in self.bindings.items() if "from:dataclasses.dataclass" in kinds
         }
-        for node in self.bare_loads if modules or dataclass_aliases else ():
+        # Every other module too (the library's own aside): a module held as a value has
+        # attributes the code can rebind however it spells them (a red team's `m =
+        # collections; m.type = ...` made `namedtuple` run text of its own), and the
+        # `import-write` rule sees only `module.name = ...`.
+        other_modules = {
+            name: module
+            for name in self.bindings
+            if name not in modules and (module := self.module_bound(name))
+        }
+        for node in self.bare_loads if modules or other_modules or dataclass_aliases else ():
             if node.id in modules:
                 self.refuse(
                     "reflective-name", node, f"uses the module {node.id} other than as m.name"
                 )
+            elif node.id in other_modules:
+                self.refuse("module-value", node, f"uses the module {node.id} other than as m.name")
             elif node.id in dataclass_aliases and id(node) not in self.decorators:
                 self.refuse("dataclass-call", node, "dataclass used other than as a decorator")
+        for node in self.attribute_loads:
+            if id(node) in self.attribute_holders:
+                continue  # `m.sub.name`: a name read from the module, not the module
+            dotted = self.resolve(node)
+            if dotted is not None and ":" not in dotted and names_module(dotted):
+                self.refuse("module-value", node, f"uses the module {dotted} other than as m.name")
         for call in self.calls_with_arguments:
             self.check_enum_call(call)
         self.check_shadowing()  # last: a more telling rule reports first where one applies
@@ -680,6 +729,20 @@ class _PolicyVisitor(ast.NodeVisitor):
                 return module
         return None
 
+    def module_bound(self, name: str) -> str | None:
+        """The module (not the library's own) a name is bound to by an import, else None; one
+        such binding is enough, as in `module_of`."""
+        for kind in self.bindings.get(name, ()):
+            if kind.startswith("module:"):
+                module = kind.removeprefix("module:")
+            elif kind.startswith("from:") and names_module(kind.removeprefix("from:")):
+                module = kind.removeprefix("from:")
+            else:
+                continue
+            if module.split(".")[0] != self.package:
+                return module
+        return None
+
     def check_reflective_name(self, module: str, name: str, node: ast.AST) -> None:
         allowed = REFLECTIVE_MODULE_NAMES.get(module)
         if allowed is not None and not name.startswith("_") and name not in allowed:
@@ -690,7 +753,14 @@ class _PolicyVisitor(ast.NodeVisitor):
             )
 
     def check_definition_name(self, name: str, node: ast.AST) -> None:
-        if _SPECIAL_NAME.fullmatch(name) and name not in ALLOWED_DUNDER_DEFINITIONS:
+        if name in _EQUALITY_HOOKS:
+            self.refuse(
+                "dunder-definition",
+                node,
+                f"defines {name}, which the interpreter calls with objects the code does not "
+                "hold (the keys of any hash table it searches)",
+            )
+        elif _SPECIAL_NAME.fullmatch(name) and name not in ALLOWED_DUNDER_DEFINITIONS:
             self.refuse(
                 "dunder-definition", node, f"defines {name}, which the interpreter calls by name"
             )
@@ -978,6 +1048,10 @@ class _PolicyVisitor(ast.NodeVisitor):
         else:
             self.refuse(refusal[0], node, f"accesses .{attr}: {refusal[1]}")
         value = node.value
+        if isinstance(node.ctx, ast.Load):
+            self.attribute_loads.append(node)
+        if isinstance(value, ast.Attribute):
+            self.attribute_holders.add(id(value))
         if isinstance(value, ast.Name):
             self.module_reads.add(id(value))
             self.name_attributes.append(node)

@@ -1,5 +1,5 @@
 # attack: An object equal to everything, printing the example output.
-# expect: wrong_answer
+# expect: wrong_answer policy
 import zwc
 
 class Anything:
