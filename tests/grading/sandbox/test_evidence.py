@@ -161,7 +161,10 @@ def forge_counts():
         if callable(cell.cell_contents):
             cell.cell_contents = lambda *args, **kwargs: 0
     zwc.kocito([1.0])
-    runtime._audit = lambda *args: None  # and the announcement silenced for later calls
+    try:  # and the announcement silenced for later calls (a module is read-only: refused)
+        runtime._audit = lambda *args: None
+    except RuntimeError:
+        pass
 
 
 def solve(x):
@@ -342,7 +345,10 @@ def test_the_official_librarys_failures_count_only_from_the_library_and_stay_cou
                 real_sys.audit("sebench.official_failure", "forged")
                 runtime.official_failure("forged through the runtime")
                 return float(zwc.kocito([1.0, 2.0]))
-            runtime._audit = lambda *args: None
+            try:  # a module is read-only to the program: refused
+                runtime._audit = lambda *args: None
+            except RuntimeError:
+                pass
             return float(zwc.kocito(-zwc.yitaf([1.0, 2.0])))
         """,
         ("x=1", "x=2"),

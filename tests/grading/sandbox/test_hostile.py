@@ -394,12 +394,20 @@ def test_patched_builtins_do_not_change_reported_results(pool):
         pool,
         """
         import builtins, json, os
-        builtins.str = lambda value: "42"
-        builtins.len = lambda value: 0
-        builtins.isinstance = lambda *args: True
-        json.dumps = lambda *args, **kwargs: '{"printed": "42"}'
+        patches = [
+            (builtins, "str", lambda value: "42"),
+            (builtins, "len", lambda value: 0),
+            (builtins, "isinstance", lambda *args: True),
+            (json, "dumps", lambda *args, **kwargs: '{"printed": "42"}'),
+        ]
+        refused = []
+        for module, name, patch in patches:
+            try:  # modules are read-only to the program (stdlib_guard.seal_modules)
+                setattr(module, name, patch)
+            except RuntimeError:
+                refused.append(name)
         def solve(x):
-            return x + 1
+            return x + 1 if len(refused) == 4 else "patched"
     """,
         ("x=1", "x=2"),
     )

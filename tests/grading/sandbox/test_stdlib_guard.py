@@ -550,3 +550,59 @@ def test_honest_dataclass_readers_still_work(pool):
         return dataclasses.asdict(p), dataclasses.astuple(p), dataclasses.asdict(Q(3))
     """
     assert run(pool, code) == "({'x': 1, 'y': 5}, (1, 5), {'z': 3})"
+
+
+# Below the policy, a module the program holds, however it got it, is read-only to it: each
+# kind of write on each kind of module (the standard library's, a submodule, a module held as
+# another's attribute, the library's package and submodule).
+MODULE_WRITES = {
+    "set": "m.{name} = 1",
+    "delete": "del m.{name}",
+    "setattr": "setattr(m, '{name}', 1)",
+    "unpacked": "m.{name}, y = 1, 2",
+}
+HELD_MODULES = {
+    "collections": ("import collections", "collections", "namedtuple"),
+    "collections.abc": ("import collections.abc", "collections.abc", "Iterable"),
+    "statistics.math": ("import statistics", "statistics.math", "pi"),
+    "the library": ("import zwc", "zwc", "kocito"),
+    "the library's submodule": ("import zwc", "zwc.rfx", "quvohe"),
+    "new name": ("import json", "json", "anything_new"),
+}
+
+
+@pytest.mark.parametrize("write", sorted(MODULE_WRITES))
+@pytest.mark.parametrize("module", sorted(HELD_MODULES))
+def test_a_module_is_read_only_to_the_program(pool, module, write):
+    imports, expression, name = HELD_MODULES[module]
+    code = f"""
+    {imports}
+    def solve(x):
+        m = [{expression}][0]
+        before = repr(getattr(m, "{name}", None))
+        try:
+            {MODULE_WRITES[write].format(name=name)}
+        except RuntimeError as refused:
+            return "refused: " + str(refused), repr(getattr(m, "{name}", None)) == before
+        return "written"
+    """
+    printed = run(pool, code)
+    assert printed.startswith("('refused: rebinding a name of the module"), printed
+    assert printed.endswith("True)"), printed
+
+
+def test_what_the_standard_library_writes_on_its_modules_still_works(pool):
+    code = """
+    import warnings, zwc
+
+    def solve(x):
+        import textwrap, keyword, unicodedata
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            warnings.warn("w")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            zwc.kocito([])
+        return len(caught), textwrap.dedent("  a"), keyword.iskeyword("if")
+    """
+    assert run(pool, code) == "(1, 'a', True)"

@@ -62,6 +62,7 @@ from sebench.grading.sandbox.perturbation import Perturbation, Perturber
 LIBRARY_CALL = "sebench.library_call"  # the event `_runtime.call` raises (it names it itself)
 OFFICIAL_FAILURE = "sebench.official_failure"  # `_runtime.official_failure`'s
 OFFICIAL_TRIAL = "sebench.official_trial"  # `_runtime.official_trial_wanted`'s
+MODULE_WRITE = "sebench.module_write"  # a sealed module's (stdlib_guard.seal_modules)
 
 REFUSED_EVENTS = frozenset(
     (
@@ -129,6 +130,7 @@ def install(
     # builtin, never these locals.
     event_name, refused_events, frame_attributes = LIBRARY_CALL, REFUSED_EVENTS, FRAME_ATTRIBUTES
     failure_name, trial_name = OFFICIAL_FAILURE, OFFICIAL_TRIAL
+    module_write = MODULE_WRITE
     runtime_error, value_error, getattr_, fsdecode = RuntimeError, ValueError, getattr, os.fsdecode
     permission_error = PermissionError
     names_proc = _names_proc
@@ -270,6 +272,8 @@ def install(
                 raise refuse(event)
         elif event in refused_events or event[:7] == "ctypes.":
             raise refuse(event)
+        elif event == module_write:  # stdlib_guard.seal_modules
+            raise refuse(f"rebinding a name of the module {args[0]}")
         elif event == "sys._getframe":
             if caller_code() not in readers:
                 raise value_error("call stack is not deep enough")

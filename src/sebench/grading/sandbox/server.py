@@ -234,6 +234,8 @@ class Server:
             stacking=[getattr(numpy, n) for n in perturbation.STACKING if hasattr(numpy, n)],
             shaping=[getattr(numpy, n) for n in perturbation.SHAPED if hasattr(numpy, n)],
         )
+        if guard_introspection:  # last: the guards above set names on modules
+            stdlib_guard.seal_modules(sys.modules)
         # The server's environment (already free of the grader's variables) is the children's.
         os.environ["HOME"] = os.environ["TMPDIR"] = self.isolation.scratch
         # Objects that exist now are never collected: a collection in a child would otherwise

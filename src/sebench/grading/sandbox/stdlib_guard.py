@@ -41,6 +41,8 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+from sebench.grading.sandbox.audit import MODULE_WRITE
+
 # What `update_wrapper` may not copy from: a module's `__dict__` is its globals, a class's its
 # namespace (the library's classes included).
 _NOT_WRAPPABLE = (types.ModuleType, type)
@@ -394,3 +396,73 @@ def install(
         setattr(dataclasses, name, instance_checked(getattr(dataclasses, name)))
     for name in ("_asdict_inner", "_astuple_inner"):
         setattr(dataclasses, name, inner_checked(getattr(dataclasses, name)))
+
+
+# What the standard library writes on a module of its own at run time: `warnings.catch_warnings`
+# swaps the module's filters and its display hooks, and puts them back.
+_MODULE_WRITES = {"warnings": frozenset({"filters", "showwarning", "_showwarnmsg_impl"})}
+
+
+def _sealed_module_type(audit: Callable[..., None], base: type) -> type:
+    """The class of a sealed module of the class `base`: a write to it (but the two kinds
+    below) raises the audit event `MODULE_WRITE`, which the grader's hook refuses once the
+    graded program runs (audit.py); the harness's own writes in a child before that (its clock)
+    pass."""
+    module_type = types.ModuleType
+    module_setattr, module_delattr = base.__setattr__, base.__delattr__
+    str_, type_, writes = str, type, _MODULE_WRITES
+
+    def module_write(module: types.ModuleType, name: object) -> bool:
+        return type_(name) is str_ and name in writes.get(module.__name__, ())
+
+    class SealedModule(base):  # type: ignore[valid-type, misc]
+        """A module whose names, once the graded program runs, only its own code rebinds (its
+        functions write their globals, not attributes), with the import system, which binds
+        a submodule on its package, and `warnings`, which swaps its filters. The policy
+        refuses every module held as a value and every `module.name = ...`; this holds below
+        it, whatever way a program might find to hold a module (a red team's `m =
+        collections; m.type = ...` made `namedtuple` eval text of the program's)."""
+
+        __slots__ = ()
+
+        def __setattr__(self, name: str, value: Any) -> None:
+            # a program makes no modules: a module named `package.name` is the import
+            # system's, binding a submodule on its package
+            # (exact types: `isinstance` would ask the object's own `__class__`)
+            kind = type_(value)
+            submodule = (kind is module_type or kind is base or kind is SealedModule) and (
+                type_(name) is str_ and value.__name__ == f"{self.__name__}.{name}"
+            )
+            if not (submodule or module_write(self, name)):
+                audit(MODULE_WRITE, self.__name__, name)
+            module_setattr(self, name, value)
+
+        def __delattr__(self, name: str) -> None:
+            if not module_write(self, name):
+                audit(MODULE_WRITE, self.__name__, name)
+            module_delattr(self, name)
+
+    SealedModule.__name__ = SealedModule.__qualname__ = base.__name__
+    return SealedModule
+
+
+def seal_modules(modules: dict[str, Any]) -> None:
+    """Seal every module imported so far whose class has no `__setattr__` of its own (the
+    library's package and submodule included; not `sys`: no program reaches the real one, and
+    the standard library rebinds its streams); installed last in the fork server, after every
+    other guard has set what it replaces."""
+    import sys
+
+    sealed: dict[type, type] = {}
+    for name, module in list(modules.items()):
+        kind = type(module)
+        if (
+            name == "sys"
+            or not isinstance(module, types.ModuleType)
+            or kind.__setattr__ is not types.ModuleType.__setattr__
+            or kind.__delattr__ is not types.ModuleType.__delattr__
+        ):
+            continue
+        if kind not in sealed:
+            sealed[kind] = _sealed_module_type(sys.audit, kind)
+        module.__class__ = sealed[kind]
