@@ -114,6 +114,8 @@ CAPABILITY_ATTRIBUTES = _words(
     "getmembers_static locate global_enum import_module reload currentframe ForwardRef "
     "getargvalues getframeinfo popen evaluate_forward_ref get_annotations "
     "call_annotate_function remote_exec monitoring call_tracing "
+    # a class's method resolution order: `typing.Type.mro` hands on `type`'s own `mro`
+    "mro "
     # the system clock, read in C (`datetime.datetime.now`, `utcnow`): a coin a program can
     # toss once per run to answer its perturbed reruns differently; the `time` module's clock
     # is a virtual one in the sandbox (sandbox/determinism.py), this one cannot be

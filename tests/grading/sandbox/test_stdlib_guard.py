@@ -606,3 +606,62 @@ def test_what_the_standard_library_writes_on_its_modules_still_works(pool):
         return len(caught), textwrap.dedent("  a"), keyword.iskeyword("if")
     """
     assert run(pool, code) == "(1, 'a', True)"
+
+
+# Below the policy, a class that exists before the program (the standard library's, NumPy's,
+# the library's) is as unchangeable as a builtin type, however the program holds it: under a
+# name of its own, in a container, or through a typing alias, which writes each attribute set
+# on it to its class (a red team's `typing.Counter[int].most_common = f`).
+HELD_CLASSES = {
+    "a stdlib class": ("import collections", "collections.Counter", "most_common"),
+    "an abstract base": ("import collections.abc", "collections.abc.Mapping", "get"),
+    "through a typing alias": ("import typing", "typing.Counter[int]", "most_common"),
+    "a json class": ("import json", "json.JSONDecoder", "decode"),
+    "the library's array": ("import zwc", "type(zwc.yitaf([1]))", "shape"),
+    "a new name": ("import fractions", "fractions.Fraction", "anything_new"),
+}
+
+
+@pytest.mark.parametrize("write", sorted(MODULE_WRITES))
+@pytest.mark.parametrize("held", sorted(HELD_CLASSES))
+def test_a_class_that_exists_before_the_program_is_read_only_to_it(pool, held, write):
+    imports, expression, name = HELD_CLASSES[held]
+    code = f"""
+    {imports}
+    def solve(x):
+        m = [{expression}][0]
+        try:
+            {MODULE_WRITES[write].format(name=name)}
+        except (TypeError, AttributeError) as refused:
+            return "refused: " + str(refused)
+        return "written"
+    """
+    printed = run(pool, code)
+    if held == "through a typing alias" and write == "delete":
+        # typing's alias passes on writes, not deletes: the alias itself has no such attribute
+        assert printed.endswith("has no attribute 'most_common'"), printed
+    else:
+        assert printed.startswith("refused: cannot"), printed
+        assert "immutable type" in printed, printed
+
+
+def test_the_programs_own_classes_and_subclasses_stay_writable(pool):
+    code = """
+    import collections, dataclasses, enum
+
+    @dataclasses.dataclass(frozen=True, order=True)
+    class P:
+        x: int
+
+    class C(collections.Counter):
+        pass
+
+    class E(enum.Enum):
+        A = 1
+
+    def solve(x):
+        C.extra = 1
+        P.count = 2
+        return C("aab").most_common(1), C.extra, P.count, P(1) < P(2), E(1)
+    """
+    assert run(pool, code) == "([('a', 2)], 1, 2, True, <E.A: 1>)"

@@ -40,6 +40,8 @@ _readings = [0]  # the zygote never reads it: every child starts from 0
 _localtime, _gmtime, _ctime = time.localtime, time.gmtime, time.ctime
 _asctime, _strftime = time.asctime, time.strftime
 _c_seed = _random.Random.seed
+# The classes `apply` writes on in each child: left writable (stdlib_guard.freeze_classes).
+WRITTEN_CLASSES = (_random.Random,)
 _entropy = random.Random(0)  # what SystemRandom draws from; untouched until a child draws
 
 

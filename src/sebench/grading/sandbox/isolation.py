@@ -376,7 +376,7 @@ def setup_server(config: SandboxConfig, protected: list[str]) -> ServerIsolation
         "introspection": "an audit hook refuses frames, gc, tracing, ctypes, code rewriting; "
         "attribute names held by dataclass fields and cached properties fixed, wraps copies no "
         "module; no special names from data in Enum members, copy states or dataclass fields; "
-        "modules read-only to the program",
+        "modules and the classes that exist before it read-only to the program",
     }
     for name, text in described.items():
         if isolation.layers[name]:

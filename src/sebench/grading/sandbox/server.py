@@ -40,6 +40,7 @@ from sebench.grading.policy import attribute_refusal  # noqa: E402 - the rule fo
 from sebench.grading.sandbox import (  # noqa: E402
     audit,
     child,
+    determinism,
     import_guard,
     isolation,
     perturbation,
@@ -234,8 +235,9 @@ class Server:
             stacking=[getattr(numpy, n) for n in perturbation.STACKING if hasattr(numpy, n)],
             shaping=[getattr(numpy, n) for n in perturbation.SHAPED if hasattr(numpy, n)],
         )
-        if guard_introspection:  # last: the guards above set names on modules
+        if guard_introspection:  # last: the guards above set names on modules and classes
             stdlib_guard.seal_modules(sys.modules)
+            stdlib_guard.freeze_classes(keep=determinism.WRITTEN_CLASSES)
         # The server's environment (already free of the grader's variables) is the children's.
         os.environ["HOME"] = os.environ["TMPDIR"] = self.isolation.scratch
         # Objects that exist now are never collected: a collection in a child would otherwise

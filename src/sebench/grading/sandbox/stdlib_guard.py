@@ -466,3 +466,51 @@ def seal_modules(modules: dict[str, Any]) -> None:
         if kind not in sealed:
             sealed[kind] = _sealed_module_type(sys.audit, kind)
         module.__class__ = sealed[kind]
+
+
+# CPython's Py_TPFLAGS_HEAPTYPE, _IMMUTABLETYPE and _TYPE_SUBCLASS
+_HEAP_TYPE, _IMMUTABLE_TYPE, _TYPE_SUBCLASS = 1 << 9, 1 << 8, 1 << 31
+
+
+def _flags_offset() -> int | None:
+    """Where a type object holds its flags (`tp_flags`), found by looking rather than assumed:
+    the one offset at which four types of different flags each hold their `__flags__`."""
+    import ctypes
+
+    class Probe:
+        pass
+
+    probes = (int, type, Probe, dict)
+    for offset in range(ctypes.sizeof(ctypes.c_void_p), 512, ctypes.sizeof(ctypes.c_ulong)):
+        if all(ctypes.c_ulong.from_address(id(t) + offset).value == t.__flags__ for t in probes):
+            return offset
+    return None
+
+
+def freeze_classes(keep: tuple[type, ...] = ()) -> int:
+    """Make every class that exists now as unchangeable as a builtin type (CPython's immutable
+    type flag, which `type.__setattr__` checks): the standard library's, NumPy's and the
+    library's, however the program came to hold one. The policy refuses `module.Class.x = ...`
+    but not a class held under a name of the program's (`c = collections.Counter`, `[json.
+    JSONDecoder][0]`), and a typing alias writes each attribute set on it to its class
+    (`typing.Counter[int].most_common = f`: a red team's, 2026-12-03). Classes made later (the
+    program's own, their subclasses included) stay as Python makes them; `keep` too (what the
+    harness sets in each child: its seeded `random`). Returns how many were frozen; 0 where
+    the flags cannot be found (then the policy's `import-write` alone holds)."""
+    import ctypes
+    import gc
+
+    offset = _flags_offset()
+    if offset is None:
+        return 0
+    frozen = 0
+    for value in gc.get_objects():
+        # by the flags of its type, not `isinstance`, which would ask the object's
+        # `__class__` (objects in the middle of being made crashed it)
+        if not type(value).__flags__ & _TYPE_SUBCLASS or any(value is kept for kept in keep):
+            continue
+        flags = type.__dict__["__flags__"].__get__(value)
+        if flags & _HEAP_TYPE and not flags & _IMMUTABLE_TYPE:
+            ctypes.c_ulong.from_address(id(value) + offset).value = flags | _IMMUTABLE_TYPE
+            frozen += 1
+    return frozen
