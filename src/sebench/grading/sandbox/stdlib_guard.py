@@ -446,11 +446,12 @@ def _sealed_module_type(audit: Callable[..., None], base: type) -> type:
     return SealedModule
 
 
-def seal_modules(modules: dict[str, Any]) -> None:
+def seal_modules(modules: dict[str, Any], skip: tuple[str, ...] = ()) -> None:
     """Seal every module imported so far whose class has no `__setattr__` of its own (the
     library's package and submodule included; not `sys`: no program reaches the real one, and
-    the standard library rebinds its streams); installed last in the fork server, after every
-    other guard has set what it replaces."""
+    the standard library rebinds its streams; nor the packages `skip` names, with their
+    submodules); installed last in the fork server, after every other guard has set what it
+    replaces."""
     import sys
 
     sealed: dict[type, type] = {}
@@ -458,6 +459,7 @@ def seal_modules(modules: dict[str, Any]) -> None:
         kind = type(module)
         if (
             name == "sys"
+            or name.split(".")[0] in skip
             or not isinstance(module, types.ModuleType)
             or kind.__setattr__ is not types.ModuleType.__setattr__
             or kind.__delattr__ is not types.ModuleType.__delattr__
