@@ -12,7 +12,7 @@ import ast
 
 import pytest
 
-from sebench.grading.policy import check_policy
+from sebench.grading.policy import check_policy, find_refusals
 
 ATTACKS = [
     (
@@ -765,3 +765,34 @@ def test_a_class_defining_equality_is_refused(name, form):
     code = f"class K:\n    {form.format(name)}"
     refusal = check_policy(ast.parse(code), "zwc")
     assert refusal is not None and refusal.rule == "dunder-definition", refusal
+
+
+# What a module or a class of the code's is, the checks read from what its name is bound to: a
+# second binding anywhere (a red team's parameter `collections=0` in another function) made the
+# name resolve to nothing, and `collections.abc` passed as a value, `collections.Counter.x = f`
+# as a write, an Enum class's functional call as a plain call. Such names are bound once.
+SECOND_BINDINGS = [
+    "def g({}=0):\n    return 0",
+    "for {} in []:\n    pass",
+    "{} = 1",
+    "def g():\n    ({} := 1)",
+    "try:\n    pass\nexcept Exception as {}:\n    pass",
+    "import math as {}",
+    "def g(*{}):\n    return 0",
+    "class K:\n    {} = 1",
+]
+FIRST_BINDINGS = {
+    "collections": "import collections",
+    "abc": "from collections import abc",
+    "decoder": "import json\nfrom json import decoder",
+    "zwc": "import zwc",
+    "Color": "import enum\nclass Color(enum.Enum):\n    A = 1",
+}
+
+
+@pytest.mark.parametrize("second", SECOND_BINDINGS)
+@pytest.mark.parametrize("name", sorted(FIRST_BINDINGS))
+def test_a_module_or_class_name_bound_a_second_time_is_refused(name, second):
+    code = f"{FIRST_BINDINGS[name]}\n{second.format(name)}"
+    refusals = find_refusals(ast.parse(code), "zwc")
+    assert "shadowed-name" in [r.rule for r in refusals], refusals

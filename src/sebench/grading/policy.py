@@ -615,14 +615,28 @@ class _PolicyVisitor(ast.NodeVisitor):
         class, a reflective module): a name bound anywhere else too would resolve to nothing
         and pass them, while at run time, in another scope or after a `del`, it is still that
         (a red team's `def describe(value, type=None)`, then `type(attrgetter)` at the top).
-        So those names are bound by their import alone, and the builtins not at all."""
+        So those names are bound by their import alone, and the builtins not at all. The same
+        holds for every module and every class of the code's: what `x.name` is, whether
+        `x.name = ...` writes on an import, whether `X(...)` makes an Enum class, is read from
+        what `x` is bound to (a red team bound `collections` as a parameter elsewhere, and
+        `collections.abc` passed as a value, `collections.Counter.most_common = f` as a write
+        on the code's own object, and an Enum class's functional call as a plain call)."""
         for name, kinds in self.bindings.items():
-            if name in _CHECKED_BUILTINS or (len(kinds) > 1 and any(map(_is_checked, kinds))):
+            if name in _CHECKED_BUILTINS or (
+                len(kinds) > 1 and any(map(self.checked_binding, kinds))
+            ):
                 self.refuse(
                     "shadowed-name",
                     self.binding_nodes[name],
                     f"binds {name}, which the policy checks by what it is, to something else",
                 )
+
+    def checked_binding(self, kind: str) -> bool:
+        """A binding whose name the checks read by what it is bound to: a reflective module or
+        one of its names, any module, a class statement."""
+        if _is_checked(kind) or kind == "class" or kind.startswith("module:"):
+            return True
+        return kind.startswith("from:") and names_module(kind.removeprefix("from:"))
 
     def defer(self, check: Callable[[], None]) -> None:
         self.deferred.append(check)
