@@ -796,3 +796,46 @@ def test_a_module_or_class_name_bound_a_second_time_is_refused(name, second):
     code = f"{FIRST_BINDINGS[name]}\n{second.format(name)}"
     refusals = find_refusals(ast.parse(code), "zwc")
     assert "shadowed-name" in [r.rule for r in refusals], refusals
+
+
+# Bindings are the whole program's: a builtin's name bound in another scope, or in code that
+# never runs, is still the builtin where the policy reads it (a red team's dead `from enum
+# import unique as min`, then `@min` read as `unique`: `correct` with a getattr by any name).
+DEAD_PLACES = [
+    "if 0:\n    {}",
+    "def never():\n    {}",
+    "class Holder:\n    {}",
+]
+BUILTIN_BINDINGS = {
+    "decorator": (
+        "from enum import unique as min",
+        "import enum\n@min\nclass C(enum.Enum):\n    A = 1",
+        "decorator",
+    ),
+    "base": (
+        "from typing import Protocol as str",
+        "class S(str):\n    pass",
+        "class-base",
+    ),
+    "program function as decorator": (
+        "def sum(c):\n        return c",
+        "@sum\nclass C:\n    pass",
+        "decorator",
+    ),
+}
+
+
+@pytest.mark.parametrize("place", DEAD_PLACES)
+@pytest.mark.parametrize("kind", sorted(BUILTIN_BINDINGS))
+def test_a_builtins_name_bound_elsewhere_is_not_read_as_that_binding(kind, place):
+    binding, use, rule = BUILTIN_BINDINGS[kind]
+    code = f"{place.format(binding)}\n{use}"
+    refusals = find_refusals(ast.parse(code), "zwc")
+    assert rule in [r.rule for r in refusals], refusals
+
+
+@pytest.mark.parametrize("op", ["<", "<=", ">", ">="])
+def test_type_of_x_is_never_ordered(op):
+    code = f"class P:\n    pass\ndef f(x):\n    return type(x) {op} P"
+    refusal = check_policy(ast.parse(code), "zwc")
+    assert refusal is not None and refusal.rule == "dynamic-class", refusal

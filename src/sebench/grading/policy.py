@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import _string
 import ast
+import builtins
 import functools
 import importlib.util
 import pkgutil
@@ -289,6 +290,9 @@ _WRAPS = "functools.wraps"
 _CHECKED_BUILTINS = frozenset({"type"}) | ATTRIBUTE_BUILTINS
 
 
+_BUILTIN_NAMES = frozenset(dir(builtins))
+
+
 def _is_checked(kind: str) -> bool:
     """A binding (`module:M`, `from:M.n`) to a module with reflective tools or to one of its
     names: what checks refuse by name."""
@@ -297,6 +301,8 @@ def _is_checked(kind: str) -> bool:
 
 
 _FORMAT_METHODS = frozenset({"format", "format_map"})
+# How `type(x)` may be compared with a plain operand (besides `is`): equality and membership.
+_ASKING_COMPARISONS = (ast.Eq, ast.NotEq, ast.In, ast.NotIn)
 # What an annotation may be made of: names, attributes, subscripts, constants (strings are
 # parsed and checked the same way), tuples and lists of these (`Callable[[int], str]`), `X | Y`
 # and `*Ts`.
@@ -692,7 +698,11 @@ class _PolicyVisitor(ast.NodeVisitor):
             kinds = self.bindings.get(node.id)
             if not kinds:
                 return f"builtins.{node.id}"
-            if len(kinds) != 1:
+            # Bindings are the whole program's, not a scope's: a name of a builtin bound in one
+            # scope (or under `if 0:`) is still the builtin in the others (a red team's dead
+            # `from enum import unique as min`, then `@min` read as `unique`, and `from typing
+            # import Protocol as str`, then `class S(str)` read as a protocol).
+            if len(kinds) != 1 or node.id in _BUILTIN_NAMES:
                 return None
             (kind,) = kinds
             if kind in ("class", "def"):
@@ -1219,8 +1229,10 @@ class _PolicyVisitor(ast.NodeVisitor):
                 sides.append((node.ops[index - 1], operands[index - 1]))
             if index < len(node.ops):
                 sides.append((node.ops[index], operands[index + 1]))
+            # never ordered: `<` hands the type to the other side's reflected `__gt__`
             if all(
-                isinstance(op, ast.Is | ast.IsNot) or self.plain_operand(other)
+                isinstance(op, ast.Is | ast.IsNot)
+                or (isinstance(op, _ASKING_COMPARISONS) and self.plain_operand(other))
                 for op, other in sides
             ):
                 self.asked_types.add(id(operand))
