@@ -839,3 +839,50 @@ def test_type_of_x_is_never_ordered(op):
     code = f"class P:\n    pass\ndef f(x):\n    return type(x) {op} P"
     refusal = check_policy(ast.parse(code), "zwc")
     assert refusal is not None and refusal.rule == "dynamic-class", refusal
+
+
+# A decorator written as a call decorates with what the call returns: `@typing.final(make)` is
+# `make`, and the class becomes `make(C)` (a red team's, `correct`: that object's `__contains__`
+# got `type` from `type(int) in Probe`). Only a factory's call in the factory's shape stands for
+# the factory; any other call of an allowed decorator is refused.
+DECORATOR_CALLS = [
+    "typing.final(make)",
+    "abc.abstractmethod(make)",
+    "dataclasses.dataclass(G)",
+    "functools.total_ordering(G)",
+    "enum.unique(make)",
+    "functools.cache(make)",
+    "functools.lru_cache(make)",
+    "functools.wraps(make, make)",
+    "dataclasses.dataclass(*[make])",
+    "dataclasses.dataclass(**{})",
+    "staticmethod(make)",
+    "property(make)",
+]
+
+
+@pytest.mark.parametrize("call", DECORATOR_CALLS)
+def test_a_decorator_called_other_than_as_its_factory_is_refused(call):
+    code = (
+        "import abc, dataclasses, enum, functools, typing\nclass G:\n    pass\n"
+        f"def make(c):\n    return c\n@{call}\nclass Probe:\n    pass"
+    )
+    refusals = find_refusals(ast.parse(code), "zwc")
+    assert "decorator" in [r.rule for r in refusals], refusals
+
+
+def test_decorator_factories_called_in_their_shape_pass():
+    code = (
+        "import dataclasses, functools\n@dataclasses.dataclass(frozen=True, order=True)\n"
+        "class P:\n    x: int\n@functools.lru_cache(maxsize=None)\ndef f(n):\n    return n\n"
+        "@functools.lru_cache(128)\ndef g(n):\n    return n\ndef deco(h):\n"
+        "    @functools.wraps(h)\n    def inner(*a):\n        return h(*a)\n    return inner\n"
+        "@deco\ndef k(x):\n    return type(x) in (int, P) or type(x) == P"
+    )
+    assert check_policy(ast.parse(code), "zwc") is None
+
+
+def test_type_of_x_is_looked_up_only_in_a_display():
+    code = "class P:\n    pass\ndef f(x):\n    return type(x) in P"
+    refusal = check_policy(ast.parse(code), "zwc")
+    assert refusal is not None and refusal.rule == "dynamic-class", refusal

@@ -303,6 +303,7 @@ def _is_checked(kind: str) -> bool:
 _FORMAT_METHODS = frozenset({"format", "format_map"})
 # How `type(x)` may be compared with a plain operand (besides `is`): equality and membership.
 _ASKING_COMPARISONS = (ast.Eq, ast.NotEq, ast.In, ast.NotIn)
+_DISPLAYS = (ast.Tuple, ast.List, ast.Set, ast.Dict)
 # What an annotation may be made of: names, attributes, subscripts, constants (strings are
 # parsed and checked the same way), tuples and lists of these (`Callable[[int], str]`), `X | Y`
 # and `*Ts`.
@@ -887,8 +888,38 @@ class _PolicyVisitor(ast.NodeVisitor):
         targets = [d.func if isinstance(d, ast.Call) else d for d in node.decorator_list]
         self.decorators.update(map(id, targets))
         if targets:
-            self.decorated.setdefault(node.name, []).extend(targets)
+            # a call decorates with what it returns: only a factory's call stands for the
+            # factory (`decorator_target`), any other call for nothing the policy knows
+            self.decorated.setdefault(node.name, []).extend(
+                self.decorator_target(d) for d in node.decorator_list
+            )
         self.defer(lambda: self.check_decorators(node))
+
+    def decorator_target(self, decorator: ast.expr) -> ast.expr:
+        """What a decorator is read as: itself when bare; the factory it calls when it is a
+        factory's call in the factory's shape (`dataclass(frozen=True)`: keywords only;
+        `lru_cache(128)` / `lru_cache(maxsize=None)`: constants; `wraps(f)`: one argument);
+        else the call itself, which resolves to nothing. `typing.final(make)` hands back `make`,
+        and the class becomes `make(C)`: read as `final`, it passed as the code's own class (a
+        red team's, `correct` with `type` through that object's `__contains__`)."""
+        if not isinstance(decorator, ast.Call):
+            return decorator
+        arguments, keywords = decorator.args, decorator.keywords
+        if any(isinstance(a, ast.Starred) for a in arguments) or any(
+            k.arg is None for k in keywords
+        ):
+            return decorator
+        shape = {
+            "dataclass": not arguments,
+            "lru_cache": len(arguments) <= 1
+            and all(
+                isinstance(v, ast.Constant) for v in [*arguments, *(k.value for k in keywords)]
+            ),
+            "wraps": len(arguments) == 1 and not keywords,
+        }
+        func = decorator.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+        return func if shape.get(name, False) else decorator
 
     def check_dataclass_use(self, node: ast.Name | ast.Attribute) -> None:
         """`dataclasses.dataclass` pastes field names into source it execs: as a decorator they
@@ -899,8 +930,10 @@ class _PolicyVisitor(ast.NodeVisitor):
 
     def check_decorators(self, node: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         for decorator in node.decorator_list:
-            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            target = self.decorator_target(decorator)
             named = self.resolve(target)
+            if target is decorator and isinstance(decorator, ast.Call):
+                named = None  # a call in no factory's shape decorates with whatever it returns
             if named in ALLOWED_DECORATORS or (named or "").startswith("def:"):
                 continue
             if (
@@ -1229,10 +1262,15 @@ class _PolicyVisitor(ast.NodeVisitor):
                 sides.append((node.ops[index - 1], operands[index - 1]))
             if index < len(node.ops):
                 sides.append((node.ops[index], operands[index + 1]))
-            # never ordered: `<` hands the type to the other side's reflected `__gt__`
+            # never ordered: `<` hands the type to the other side's reflected `__gt__`; and
+            # looked up only in a display: `in` asks the container, whatever it is
             if all(
                 isinstance(op, ast.Is | ast.IsNot)
-                or (isinstance(op, _ASKING_COMPARISONS) and self.plain_operand(other))
+                or (
+                    isinstance(op, _ASKING_COMPARISONS)
+                    and self.plain_operand(other)
+                    and (isinstance(op, ast.Eq | ast.NotEq) or isinstance(other, _DISPLAYS))
+                )
                 for op, other in sides
             ):
                 self.asked_types.add(id(operand))
