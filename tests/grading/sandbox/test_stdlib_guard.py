@@ -665,3 +665,43 @@ def test_the_programs_own_classes_and_subclasses_stay_writable(pool):
         return C("aab").most_common(1), C.extra, P.count, P(1) < P(2), E(1)
     """
     assert run(pool, code) == "([('a', 2)], 1, 2, True, <E.A: 1>)"
+
+
+# The Enum functional API called through a name the policy cannot resolve (a red team's `alias =
+# E; alias("M", {...})`): a function given as a value would become a method named by data, and
+# `type=` any class a base; both are refused where the class is made.
+@pytest.mark.parametrize(
+    "call",
+    [
+        'alias("M", {"A": 1, "".join(["fo", "rmat"]): lambda self, spec: "mine"})',
+        'alias("M", [("A", 1), ("isidentifier", lambda self: True)])',
+        'alias("S", {"A": "a b"}, type=str)',
+        'alias("B", {"A": 1}, type=BaseException)',
+    ],
+)
+def test_the_enum_functional_api_makes_no_method_and_no_base(pool, call):
+    code = f"""
+    import enum
+    class E(enum.Enum):
+        pass
+    alias = [E][0]
+    def solve(x):
+        try:
+            made = {call}
+        except (TypeError, ValueError) as refused:
+            return "refused: " + str(refused)
+        return "made " + repr(list(made))
+    """
+    assert run(pool, code).startswith("refused: "), call
+
+
+def test_the_enum_functional_api_still_makes_honest_enums(pool):
+    code = """
+    import enum
+    def solve(x):
+        color = enum.Enum("Color", "RED GREEN")
+        pair = enum.Enum("Pair", [("A", 1), ("B", (2, 3))])
+        level = enum.IntEnum("Level", {"LOW": 1, "HIGH": 2})
+        return [m.name for m in color], pair.B.value, level.HIGH + 1
+    """
+    assert run(pool, code) == "(['RED', 'GREEN'], (2, 3), 3)"

@@ -161,6 +161,11 @@ def _enum_members(names: Any) -> Any:
         else:
             checked = [(name, value) for name, value in items]
             listed = [name for name, _ in checked]
+            # a function (any descriptor) given as a value becomes a method named by data (a
+            # red team's `format`, `isidentifier` on a `str` mixin), not a member
+            for name, value in checked:
+                if any("__get__" in vars(kind) for kind in type(value).__mro__):
+                    raise ValueError(f"an Enum member's value cannot be a method ({name!r})")
     for name in listed:
         if not _plain_name(name):
             raise ValueError(f"an Enum member cannot be named {name!r}")
@@ -297,7 +302,12 @@ def install(
     create = enum.EnumType._create_
 
     def guarded_create(cls: Any, class_name: Any, names: Any, *args: Any, **kwargs: Any) -> Any:
-        return create(cls, class_name, _enum_members(names), *args, **kwargs)
+        # `type=` makes any class the new class's base (`str`, `BaseException`), which no
+        # class statement of the program may name (a red team's, through a name the policy
+        # could not resolve); no other argument is positional
+        if args or kwargs.get("type") is not None:
+            raise TypeError("the Enum functional API takes no type= base here")
+        return create(cls, class_name, _enum_members(names), **kwargs)
 
     enum.EnumType._create_ = guarded_create
 
