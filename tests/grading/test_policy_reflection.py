@@ -886,3 +886,17 @@ def test_type_of_x_is_looked_up_only_in_a_display():
     code = "class P:\n    pass\ndef f(x):\n    return type(x) in P"
     refusal = check_policy(ast.parse(code), "zwc")
     assert refusal is not None and refusal.rule == "dynamic-class", refusal
+
+
+@pytest.mark.parametrize(
+    "use",
+    [
+        "functools.wraps(g)(sink, **{'updated': names})",
+        "w = functools.wraps(g)",
+        "hold = [functools.wraps(g)]",
+    ],
+)
+def test_wraps_is_used_only_as_a_decorator(use):
+    code = f"import functools\ndef g():\n    pass\ndef sink():\n    pass\nnames = ()\n{use}"
+    refusals = find_refusals(ast.parse(code), "zwc")
+    assert "wrapper-attributes" in [r.rule for r in refusals], refusals

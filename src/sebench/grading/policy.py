@@ -570,6 +570,7 @@ class _PolicyVisitor(ast.NodeVisitor):
         self.sys_reads: set[int] = set()  # ids of `sys` Name nodes read as `sys.<allowed>`
         self.refusals: list[Refusal] = []
         self.wrapper_calls: set[int] = set()  # ids of `wraps` called on one function
+        self.decorator_calls: set[int] = set()  # ids of decorators written as calls
         self.direct_calls: set[int] = set()  # ids of Name nodes called directly: `getattr(x, "a")`
         # Dunder names a class body defines itself, which that body may read (`__repr__ = __str__`);
         # an empty set in function bodies and at module level.
@@ -887,6 +888,7 @@ class _PolicyVisitor(ast.NodeVisitor):
     def mark_decorators(self, node: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         targets = [d.func if isinstance(d, ast.Call) else d for d in node.decorator_list]
         self.decorators.update(map(id, targets))
+        self.decorator_calls.update(id(d) for d in node.decorator_list if isinstance(d, ast.Call))
         if targets:
             # a call decorates with what it returns: only a factory's call stands for the
             # factory (`decorator_target`), any other call for nothing the policy knows
@@ -1152,13 +1154,16 @@ class _PolicyVisitor(ast.NodeVisitor):
         self.generic_visit(node)
 
     def mark_wrapper_call(self, node: ast.Call) -> None:
+        # as a decorator only: `wraps(f)` held as a value can be called later with keywords
+        # no check sees (a red team's `wraps(f)(sink, **{"updated": ...})`)
         one_function = len(node.args) == 1 and not isinstance(node.args[0], ast.Starred)
-        if one_function and not node.keywords and self.resolve(node.func) == _WRAPS:
+        decorating = id(node) in self.decorator_calls
+        if one_function and not node.keywords and decorating and self.resolve(node.func) == _WRAPS:
             self.wrapper_calls.add(id(node.func))
 
     def check_wrapper_use(self, node: ast.Name | ast.Attribute) -> None:
         if self.resolve(node) == _WRAPS and id(node) not in self.wrapper_calls:
-            self.refuse("wrapper-attributes", node, f"{_WRAPS} used other than as wraps(function)")
+            self.refuse("wrapper-attributes", node, f"{_WRAPS} used other than as @wraps(function)")
 
     def check_type_call(self, node: ast.Call) -> None:
         """`type(x)` may only ask what an object is: compared (`type(x) in (int, float)`), looked

@@ -705,3 +705,26 @@ def test_the_enum_functional_api_still_makes_honest_enums(pool):
         return [m.name for m in color], pair.B.value, level.HIGH + 1
     """
     assert run(pool, code) == "(['RED', 'GREEN'], (2, 3), 3)"
+
+
+def test_update_wrapper_reads_each_name_list_once(pool):
+    """An iterable of the program's that answers the check with `__dict__` and the copy with
+    `__globals__` (a red team's): only the list that was checked is copied by."""
+    code = """
+    import functools, typing
+    class Flip:
+        def __init__(self):
+            self.n = 0
+        def __iter__(self):
+            self.n += 1
+            return iter(["__dict__"] if self.n == 1 else ["_" * 2 + "globals" + "_" * 2])
+    def sink():
+        return 0
+    def solve(x):
+        try:
+            functools.update_wrapper(sink, typing.cast, (), Flip())
+        except (TypeError, AttributeError) as refused:
+            return "refused: " + str(refused)
+        return "sys" in globals()
+    """
+    assert run(pool, code) == "False"

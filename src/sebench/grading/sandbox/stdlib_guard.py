@@ -287,12 +287,21 @@ def install(
         if _namespace(wrapped) or not _wraps_from(wrapper, wrapped, wrapped_kinds):
             raise TypeError(f"update_wrapper does not wrap a {type(wrapped).__name__}")
         # only the attributes it copies by default (or some of them): names given as data
-        # (`wraps(f, (), ("__globals__",))`) would be a getattr by a computed name
+        # (`wraps(f, (), ("__globals__",))`) would be a getattr by a computed name. Each list
+        # is read once, here, and only what was checked goes on: an iterable of the
+        # program's answered the check with `__dict__` and `update_wrapper` with `__globals__`
+        # (a red team's)
+        if len(args) > 2 or set(kwargs) - {"assigned", "updated"}:
+            raise TypeError("update_wrapper takes a wrapper, a function and two name lists")
         named = dict(zip(("assigned", "updated"), args, strict=False)) | kwargs
+        checked = {}
         for key, allowed in (("assigned", assignments), ("updated", updates)):
-            if key in named and not all(type(n) is str and n in allowed for n in named[key]):
-                raise TypeError(f"update_wrapper copies only its own default {key} attributes")
-        return update_wrapper(wrapper, wrapped, *args, **kwargs)
+            if key in named:
+                names = tuple(named[key])
+                if not all(type(n) is str and n in allowed for n in names):
+                    raise TypeError(f"update_wrapper copies only its own default {key} attributes")
+                checked[key] = names
+        return update_wrapper(wrapper, wrapped, **checked)
 
     functools.update_wrapper = guarded_update_wrapper  # what `wraps` and `lru_cache` call
     field_types = (dataclasses.Field, _Field)  # the stdlib's own fields are made before this
