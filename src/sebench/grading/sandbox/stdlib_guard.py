@@ -25,6 +25,11 @@ execs): so the names are checked where they are used, whatever object carries th
 - `dataclass` pastes field names into source: every field it reads, its bases' included, is a
   real field of the module's kinds with an identifier for a name, and every annotation's name
   is an identifier; neither is a special name (`__deepcopy__` put a hook in each instance).
+
+Last, what the program may not change however it holds it (installed after everything else):
+every module the server imported is sealed (`seal_modules`: a write raises an audit event the
+hook refuses once the program runs), and every class that exists then is made immutable
+(`freeze_classes`: CPython's own flag for builtin types).
 """
 
 from __future__ import annotations
