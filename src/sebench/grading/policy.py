@@ -293,6 +293,15 @@ _CHECKED_BUILTINS = frozenset({"type"}) | ATTRIBUTE_BUILTINS
 _BUILTIN_NAMES = frozenset(dir(builtins))
 
 
+def _bound_module(kind: str) -> str | None:
+    """The module a binding binds its name to (`module:M`, or `from:M.sub` naming a module),
+    else None."""
+    if kind.startswith("module:"):
+        return kind.removeprefix("module:")
+    dotted = kind.removeprefix("from:")
+    return dotted if dotted != kind and names_module(dotted) else None
+
+
 def _is_checked(kind: str) -> bool:
     """A binding (`module:M`, `from:M.n`) to a module with reflective tools or to one of its
     names: what checks refuse by name."""
@@ -642,9 +651,7 @@ class _PolicyVisitor(ast.NodeVisitor):
     def checked_binding(self, kind: str) -> bool:
         """A binding whose name the checks read by what it is bound to: a reflective module or
         one of its names, any module, a class statement."""
-        if _is_checked(kind) or kind == "class" or kind.startswith("module:"):
-            return True
-        return kind.startswith("from:") and names_module(kind.removeprefix("from:"))
+        return _is_checked(kind) or kind == "class" or _bound_module(kind) is not None
 
     def defer(self, check: Callable[[], None]) -> None:
         self.deferred.append(check)
@@ -761,13 +768,8 @@ class _PolicyVisitor(ast.NodeVisitor):
         """The module (not the library's own) a name is bound to by an import, else None; one
         such binding is enough, as in `module_of`."""
         for kind in self.bindings.get(name, ()):
-            if kind.startswith("module:"):
-                module = kind.removeprefix("module:")
-            elif kind.startswith("from:") and names_module(kind.removeprefix("from:")):
-                module = kind.removeprefix("from:")
-            else:
-                continue
-            if module.split(".")[0] != self.package:
+            module = _bound_module(kind)
+            if module is not None and module.split(".")[0] != self.package:
                 return module
         return None
 
@@ -932,10 +934,9 @@ class _PolicyVisitor(ast.NodeVisitor):
 
     def check_decorators(self, node: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         for decorator in node.decorator_list:
+            # a call in no factory's shape is itself the target, which resolves to nothing
             target = self.decorator_target(decorator)
             named = self.resolve(target)
-            if target is decorator and isinstance(decorator, ast.Call):
-                named = None  # a call in no factory's shape decorates with whatever it returns
             if named in ALLOWED_DECORATORS or (named or "").startswith("def:"):
                 continue
             if (
