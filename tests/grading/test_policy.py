@@ -58,7 +58,7 @@ _KEEP = "import typing, functools\n\ndef keep(c):\n    return typing.Type\n\n"
         ("def g():\n    yield 1\nx = g().gi_frame.f_back", "frame-introspection"),
         ("s = '{0.__class__}'.format(1)", "format-attribute"),
         (
-            "match x:\n    case object(__class__=c):\n        pass",
+            "x = 0\nmatch x:\n    case object(__class__=c):\n        pass",
             "underscore-attribute",
         ),
         ("class A:\n    grab = __import__\n    __import__ = None", "dunder-name"),
@@ -83,7 +83,7 @@ _KEEP = "import typing, functools\n\ndef keep(c):\n    return typing.Type\n\n"
         ("x = obj.exec", "capability-attribute"),
         ("x = getattr(obj, 'builtins')", "capability-attribute"),
         ("import operator\nf = operator.attrgetter('inspect.stack')", "capability-attribute"),
-        ("match x:\n    case object(builtins=b):\n        pass", "capability-attribute"),
+        ("x = 0\nmatch x:\n    case object(builtins=b):\n        pass", "capability-attribute"),
         # string annotations are code (typing.get_type_hints evals them)
         ("def f(x: \"__import__('os')\"):\n    pass", "dunder-name"),
         ("def f(x) -> 'List[\"vars()\"]':\n    pass", "namespace-access"),
@@ -176,13 +176,13 @@ def test_policy_refuses_each_trick_under_its_named_rule(code, rule):
         "def f(x):\n    '''Uses numpy-like broadcasting.'''\n    return [v * 2 for v in x]",
         "if __name__ == '__main__':\n    print(1)",
         "class A:\n    def __init__(self):\n        self.x = 1\n    def __repr__(self):\n        return 'A'",
-        "x = getattr(obj, 'shape', None)\ny = hasattr(obj, 'ndim')",
+        "def f(obj):\n    return getattr(obj, 'shape', None), hasattr(obj, 'ndim')",
         "for _ in range(3):\n    pass",
         "class A:\n    def __str__(self):\n        return 'a'\n\n    __repr__ = __str__",
         "class P:\n    __slots__ = ('x', 'y')\n\nclass Q:\n    __slots__ = 'z'\n\nclass R:\n"
         "    __slots__ = []\n\nclass S:\n    __slots__: tuple = ('w',)",
-        "s = f'{x:.2f} {y!r}'",
-        "s = '{0[a]} {1:>{w}} {p.x}'.format(d, v, w=3, p=point)",
+        "x, y = 1.0, 'a'\ns = f'{x:.2f} {y!r}'",
+        "def f(d, v, point):\n    return '{0[a]} {1:>{w}} {p.x}'.format(d, v, w=3, p=point)",
         # decorators that hand back what they decorate keep a definition a class or function
         "from dataclasses import dataclass\n\n@dataclass(frozen=True)\nclass P:\n    x: int\n\n"
         "class Q(P):\n    pass",
@@ -512,3 +512,47 @@ def test_a_bare_raise_in_the_programs_own_except_block_passes(code):
 def test_time_functions_that_take_a_clock_id_are_refused(code):
     """glibc reads a thread clock's id as a pointer: an arbitrary read of the child's memory."""
     assert rule_of(code) == "capability-attribute"
+
+
+# A name no binding of the code's and no builtin gives raises NameError in honest code; a name
+# put into the code's globals some other way would pass every check that asks what a name is
+# (a red team copied typing's module globals in, then used `sys` without importing it).
+@pytest.mark.parametrize(
+    "code",
+    [
+        "def f():\n    return sys.modules",
+        "def f():\n    return os.system('true')",
+        "def f():\n    return gc.get_objects()",
+        "def f(x):\n    return operator.attrgetter(x)",
+        "def f():\n    return types.FunctionType",
+        "x = ctypes",
+        "class C(Base):\n    pass",
+        "def f(x: np.ndarray):\n    return x",  # evaluated when `def` runs
+        "def f() -> Unknown:\n    return 0",
+        "x: Unknown = 0",  # a module's annotation is evaluated
+        "class C:\n    x: Unknown = 0",  # and a class body's
+        "def f():\n    return [y for y in range(3) if z]",
+    ],
+)
+def test_a_name_nothing_binds_is_refused(code):
+    assert "unbound-name" in [r.rule for r in find_refusals(ast.parse(code), "zwc")]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "def f():\n    return len(g())\n\ndef g():\n    return [1]",  # bound after its use
+        "def f():\n    global total\n    total = 1\n\ndef g():\n    return total",
+        "def f():\n    x: Unknown = 0\n    return x",  # a local's annotation is never evaluated
+        "from __future__ import annotations\n\ndef f(x: np.ndarray) -> Unknown:\n    return x",
+        "from __future__ import annotations\n\nclass C:\n    x: Unknown = 0",
+        "def f(x: 'np.ndarray') -> 'Unknown':\n    return x",
+        "if __name__ == '__main__':\n    print(len([]))",
+        "try:\n    pass\nexcept ValueError as e:\n    print(e)",
+        "def f(p):\n    match p:\n        case [a, *rest]:\n            return a, rest\n"
+        "        case {'k': v, **others}:\n            return v, others",
+        "def f():\n    return [(n := i) for i in range(3)], n",
+    ],
+)
+def test_names_bound_anywhere_builtins_and_unevaluated_annotations_pass(code):
+    assert rule_of(code) is None

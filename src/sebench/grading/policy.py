@@ -491,7 +491,9 @@ def find_refusals(tree: ast.Module, package: str) -> list[Refusal]:
 def scan(tree: ast.Module, package: str) -> Scan:
     """Walk the code once: its refusals (in line order, NumPy ones first on the same line), its
     imports and the calls inside its functions."""
-    visitor = _PolicyVisitor(package, _sys_aliases(tree))
+    visitor = _PolicyVisitor(
+        package, _sys_aliases(tree), postponed_annotations=_postpones_annotations(tree)
+    )
     visitor.visit(tree)
     visitor.run_deferred()
     refusals = visitor.refusals
@@ -524,6 +526,16 @@ def _sys_aliases(tree: ast.Module) -> frozenset[str]:
     )
 
 
+def _postpones_annotations(tree: ast.Module) -> bool:
+    """`from __future__ import annotations` (only at the top of a module does it take effect)."""
+    return any(
+        isinstance(node, ast.ImportFrom)
+        and node.module == "__future__"
+        and any(alias.name == "annotations" for alias in node.names)
+        for node in tree.body
+    )
+
+
 def _mentions_numpy(tree: ast.Module) -> bool:
     docstrings = _docstring_nodes(tree)
     return any(
@@ -546,7 +558,13 @@ def _docstring_nodes(tree: ast.Module) -> set[int]:
 
 
 class _PolicyVisitor(ast.NodeVisitor):
-    def __init__(self, package: str, sys_aliases: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self,
+        package: str,
+        sys_aliases: frozenset[str] = frozenset(),
+        *,
+        postponed_annotations: bool = False,
+    ) -> None:
         self.package = package
         self.sys_aliases = sys_aliases
         # What binds each name anywhere in the code (scopes ignored: stricter): `class`, `def`,
@@ -565,6 +583,12 @@ class _PolicyVisitor(ast.NodeVisitor):
         # name, not per call (a red team's 4,900 calls on a 100-class lattice took 54 s)
         self.enum_classes: dict[str | None, bool] = {}
         self.module_reads: set[int] = set()  # ids of Name nodes read as `name.attribute`
+        self.name_loads: list[ast.Name] = []  # every Name read outside text annotations
+        # ids of Name nodes in annotations Python never evaluates (`check_unbound_names`): a local
+        # variable's, and every one under `from __future__ import annotations`
+        self.unevaluated: set[int] = set()
+        self.scope_kinds: list[type[ast.AST]] = [ast.Module]  # the scopes the walk is in
+        self.postponed_annotations = postponed_annotations
         self.bare_loads: list[ast.Name] = []  # every other Name read
         self.calls_with_arguments: list[ast.Call] = []  # calls with two arguments or keywords
         self.name_attributes: list[ast.Attribute] = []  # `name.attribute`, in walk order
@@ -648,6 +672,22 @@ class _PolicyVisitor(ast.NodeVisitor):
                     f"binds {name}, which the policy checks by what it is, to something else",
                 )
 
+    def check_unbound_names(self) -> None:
+        """Every name the code reads is one it binds or a builtin. Any other name raises
+        NameError in honest code, and `resolve` would read it as a builtin: a name that some
+        way of writing into the code's globals put there (a red team copied typing's module
+        globals in through `update_wrapper`, then used `sys`) would pass every check that
+        asks what it is."""
+        for node in self.name_loads:
+            name = node.id
+            if (
+                name not in self.bindings
+                and name not in _BUILTIN_NAMES
+                and id(node) not in self.unevaluated
+                and not (name.startswith("__") and name.endswith("__"))  # `dunder-name`'s
+            ):
+                self.refuse("unbound-name", node, f"reads {name}, which nothing binds")
+
     def checked_binding(self, kind: str) -> bool:
         """A binding whose name the checks read by what it is bound to: a reflective module or
         one of its names, any module, a class statement."""
@@ -697,6 +737,7 @@ class _PolicyVisitor(ast.NodeVisitor):
                 self.refuse("module-value", node, f"uses the module {dotted} other than as m.name")
         for call in self.calls_with_arguments:
             self.check_enum_call(call)
+        self.check_unbound_names()
         self.check_shadowing()  # last: a more telling rule reports first where one applies
 
     def resolve(self, node: ast.AST) -> str | None:
@@ -983,8 +1024,10 @@ class _PolicyVisitor(ast.NodeVisitor):
             self.visit(child)
         self.class_scope.append({name for _, name in _class_members(node)})
         self.handlers.append(0)
+        self.scope_kinds.append(ast.ClassDef)
         for statement in node.body:
             self.visit(statement)
+        self.scope_kinds.pop()
         self.handlers.pop()
         self.class_scope.pop()
 
@@ -998,7 +1041,9 @@ class _PolicyVisitor(ast.NodeVisitor):
         self.class_scope.append(set())
         self.function_depth += 1
         self.handlers.append(0)
+        self.scope_kinds.append(ast.FunctionDef)
         self.generic_visit(node)
+        self.scope_kinds.pop()
         self.handlers.pop()
         self.function_depth -= 1
         self.class_scope.pop()
@@ -1019,6 +1064,8 @@ class _PolicyVisitor(ast.NodeVisitor):
                 self.defer(lambda: self.check_wrapper_use(node))
             if id(node) not in self.module_reads:
                 self.bare_loads.append(node)
+            if not self.in_string_annotation:
+                self.name_loads.append(node)
         if (
             name.startswith("__")
             and name.endswith("__")
@@ -1394,12 +1441,17 @@ class _PolicyVisitor(ast.NodeVisitor):
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         self.check_string_annotations(node.annotation)
+        if self.postponed_annotations or self.scope_kinds[-1] is ast.FunctionDef:
+            self.note_unevaluated(node.annotation)
         self.note_plain_slots([node.target], node.value)
         self.generic_visit(node)
 
     def visit_Assign(self, node: ast.Assign) -> None:
         self.note_plain_slots(node.targets, node.value)
         self.generic_visit(node)
+
+    def note_unevaluated(self, annotation: ast.AST) -> None:
+        self.unevaluated.update(id(n) for n in ast.walk(annotation) if isinstance(n, ast.Name))
 
     def check_string_annotations(self, annotation: ast.AST, *, signature: bool = False) -> None:
         # Python evaluates an annotation (a module's, a parameter's, a return's): it must be a
@@ -1413,6 +1465,8 @@ class _PolicyVisitor(ast.NodeVisitor):
                 f"an annotation runs code ({type(runs).__name__}): only type expressions",
             )
             return
+        if signature and self.postponed_annotations:
+            self.note_unevaluated(annotation)
         if signature and not self.in_string_annotation:
             # a parameter's or a return's: its value goes only to the function's
             # `__annotations__`, which nothing allowed reads (`dtype: Optional[type] = None`, a
