@@ -532,6 +532,7 @@ def test_time_functions_that_take_a_clock_id_are_refused(code):
         "x: Unknown = 0",  # a module's annotation is evaluated
         "class C:\n    x: Unknown = 0",  # and a class body's
         "def f():\n    return [y for y in range(3) if z]",
+        "def f():\n    return os.system('true')\n\ndef g():\n    del os",  # deleting binds nothing
     ],
 )
 def test_a_name_nothing_binds_is_refused(code):

@@ -681,7 +681,7 @@ class _PolicyVisitor(ast.NodeVisitor):
         for node in self.name_loads:
             name = node.id
             if (
-                name not in self.bindings
+                not self.bindings.get(name, set()) - {"deleted"}
                 and name not in _BUILTIN_NAMES
                 and id(node) not in self.unevaluated
                 and not (name.startswith("__") and name.endswith("__"))  # `dunder-name`'s
@@ -1054,7 +1054,9 @@ class _PolicyVisitor(ast.NodeVisitor):
     def visit_Name(self, node: ast.Name) -> None:
         name = node.id
         if not isinstance(node.ctx, ast.Load):
-            self.bind(name, "other", node)
+            # `del x` gives x no value: it binds, for the checks that refuse a second binding
+            # of a checked name, but not for `check_unbound_names`
+            self.bind(name, "deleted" if isinstance(node.ctx, ast.Del) else "other", node)
         else:
             if name == "type":
                 self.defer(lambda: self.check_type_name(node))
