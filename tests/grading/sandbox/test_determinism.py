@@ -12,7 +12,8 @@ from sebench.grading.sandbox import Job, SandboxConfig, SandboxPool
 from sebench.grading.sandbox.perturbation import Perturbation
 
 # Every coin the allowed modules offer: the clocks, the dates read through them, a seed of None
-# (also the C base's, through `super`), the OS's entropy, and an object's address.
+# (also the C base's `seed` and `__init__`, through `super`), the OS's entropy, and an object's
+# address.
 COINS = """
 import datetime
 import random
@@ -25,6 +26,8 @@ def solve(x):
     system = random.SystemRandom()
     base = random.Random(5)
     super(random.Random, base).seed()
+    initialised = random.Random(5)
+    super(random.Random, initialised).__init__()  # the C base's own seeding, not `seed`
     clocks = [
         time.time(), time.time_ns(), time.perf_counter(), time.perf_counter_ns(),
         time.monotonic(), time.monotonic_ns(), time.process_time(), time.process_time_ns(),
@@ -32,7 +35,8 @@ def solve(x):
         time.clock_gettime_ns(1), time.localtime()[:6], time.gmtime()[:6], time.ctime(),
         time.asctime(), time.strftime("%Y %H:%M:%S"), str(datetime.date.today()),
         str(datetime.datetime.today()), fresh.random(), unseeded.random(), random.random(),
-        system.random(), system.getrandbits(64), system.randbytes(4), base.random(), x,
+        system.random(), system.getrandbits(64), system.randbytes(4), base.random(),
+        initialised.random(), x,
     ]
     texts = [str(size) * size for size in range(0, 600, 8)]
     addresses = [id(object()), hash(object()), repr(object()), [id(t) % 4096 for t in texts]]

@@ -16,8 +16,8 @@ the library, and each rerun is a new toss: a red team's plain-Python answer that
   `utcnow()` read the system clock in C and are refused by the policy (among its
   `CAPABILITY_ATTRIBUTES`), and the library refuses NumPy's `"now"` and `"today"`. The functions
   that take a clock id are gone (`CLOCK_ID_FUNCTIONS`).
-- entropy: a seed of None (`random.seed()`, `random.Random()`, the C base's `seed`, which
-  `super()` reaches) is seed 0, and `random.SystemRandom` draws from a seeded generator, not the
+- entropy: a seed of None (`random.seed()`, `random.Random()`, the C base's `seed` and
+  `__init__`, which `super()` reaches) is seed 0, and `random.SystemRandom` draws from a seeded generator, not the
   OS. (`random` itself is reseeded in every child, and `hash` has one seed: child.py,
   isolation.py.)
 
@@ -40,6 +40,7 @@ _readings = [0]  # the zygote never reads it: every child starts from 0
 _localtime, _gmtime, _ctime = time.localtime, time.gmtime, time.ctime
 _asctime, _strftime = time.asctime, time.strftime
 _c_seed = _random.Random.seed
+_c_init = _random.Random.__init__
 # The classes `apply` writes on in each child: left writable (stdlib_guard.freeze_classes).
 WRITTEN_CLASSES = (_random.Random,)
 _entropy = random.Random(0)  # what SystemRandom draws from; untouched until a child draws
@@ -96,6 +97,12 @@ def _seed(self: Any, n: Any = None) -> None:
     _c_seed(self, 0 if n is None else n)
 
 
+def _init(self: Any, *args: Any, **kwargs: Any) -> None:
+    # the C base's `__init__` seeds in C, not through `seed` (`super(random.Random,
+    # r).__init__()` drew from the OS: a red team's note, refused by the policy too)
+    _c_init(self, *(args if args and args[0] is not None else (0, *args[1:])), **kwargs)
+
+
 def _urandom(size: int) -> bytes:
     return _entropy.randbytes(size)
 
@@ -116,4 +123,5 @@ def apply() -> None:
         if hasattr(time, name):
             delattr(time, name)
     _random.Random.seed = _seed
+    _random.Random.__init__ = _init
     random._urandom = _urandom  # what SystemRandom's methods read
