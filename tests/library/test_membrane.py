@@ -631,6 +631,11 @@ def test_the_library_never_reads_the_clock(functions, zwc: ModuleType) -> None:
         # NumPy drops the NULs that pad fixed-width text; a record's fields are text too
         "padded": lambda: A(["now\0"], dtype="datetime64[s]"),
         "in a record": lambda: A([("now\0",)], dtype=[("t", "U4")]),
+        # and reads fixed-width text only up to its first NUL (a red team's "now\0x")
+        "text after a NUL": lambda: A(["now\0x"], dtype="datetime64[s]"),
+        "bytes after a NUL": lambda: A([b"Today\0\x01"], dtype="datetime64[D]"),
+        "after a NUL, made by NumPy": lambda: add(A(["no"]), A(["w\0x"])),
+        "after a NUL, in a record": lambda: A([("now\0x",)], dtype=[("t", "U5")]),
         "in a nested record": lambda: A(
             [((1, "to" + "day"),)], dtype=[("r", [("n", "i4"), ("t", "U5")])]
         ),

@@ -76,10 +76,12 @@ _set_context = BaseException.__dict__["__context__"].__set__
 
 
 def _clock_word(text):
-    """`text` (str or bytes) is a datetime string NumPy reads the clock for: NumPy drops the NULs
-    that pad fixed-width text first (a red team's "now\\0" in a structured field)."""
-    stripped = text.rstrip("\0" if type(text) is str else b"\0")
-    return len(stripped) <= 5 and stripped.lower() in _CLOCK_WORDS
+    """`text` (str or bytes) is a datetime string NumPy reads the clock for: NumPy reads
+    fixed-width text up to its first NUL, which drops the NULs that pad it (a red team's "now\\0"
+    in a structured field) and whatever follows one (another's "now\\0x": `correct` in 6 of 6
+    gradings, the clock's second a coin)."""
+    head = text.partition("\0" if type(text) is str else b"\0")[0]
+    return len(head) <= 5 and head.lower() in _CLOCK_WORDS
 
 
 def _clock_words_in(items):
