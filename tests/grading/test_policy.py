@@ -557,3 +557,39 @@ def test_a_name_nothing_binds_is_refused(code):
 )
 def test_names_bound_anywhere_builtins_and_unevaluated_annotations_pass(code):
     assert rule_of(code) is None
+
+
+# `from M import n` reads `M.n`: what no code may read as an attribute of anything is refused
+# whichever module re-exports it (a red team's `from numbers import ABCMeta`, a metaclass it
+# then called with a namespace holding `__eq__`; `from re import functools`, then
+# `functools.GenericAlias`, a name the module's own list refuses).
+@pytest.mark.parametrize(
+    ("code", "rule"),
+    [
+        ("from numbers import ABCMeta", "reflective-name"),
+        ("from typing import ABCMeta", "reflective-name"),
+        ("from re import functools", "reflective-name"),
+        ("from re import enum", "reflective-name"),
+        ("from fractions import operator", "reflective-name"),
+        ("from typing import functools", "reflective-name"),
+        ("from enum import EnumType", "reflective-name"),
+        ("from re import copyreg", "capability-attribute"),
+        ("from json import codecs", "capability-attribute"),
+        ("from dataclasses import sys", "capability-attribute"),
+        ("from typing import get_type_hints", "capability-attribute"),
+        ("from sys import modules", "import-table"),
+        ("from sys import exc_info", "frame-introspection"),
+    ],
+)
+def test_an_imported_name_is_checked_as_an_attribute_of_its_module(code, rule):
+    assert rule_of(code) == rule
+
+
+def test_a_reflective_module_bound_by_from_import_has_its_names_checked():
+    """`module_of` knows a reflective module however an import binds it, so `m.name` is
+    checked against that module's list."""
+    from sebench.grading.policy import _PolicyVisitor
+
+    visitor = _PolicyVisitor("zwc")
+    visitor.visit(ast.parse("from re import functools as f\nimport string as s"))
+    assert (visitor.module_of("f"), visitor.module_of("s")) == ("functools", "string")

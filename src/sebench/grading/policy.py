@@ -61,22 +61,28 @@ ALLOWED_MODULES = _words(
 ALLOWED_SUBMODULES = _words("collections.abc json.decoder json.encoder json.scanner")
 
 
-@functools.cache
 def names_module(dotted: str) -> bool:
     """Whether `dotted` (`collections.abc`, `statistics.math`, `json`) is a module object: an
-    allowed module, or a module reached from one by attributes. The allowed modules are
-    imported here to look (standard modules that solutions import anyway)."""
+    allowed module, or a module reached from one by attributes."""
+    return module_name(dotted) is not None
+
+
+@functools.cache
+def module_name(dotted: str) -> str | None:
+    """The name of the module `dotted` is (`functools` for `re.functools`), None when it is no
+    module: see `names_module`. The allowed modules are imported here to look (standard
+    modules that solutions import anyway)."""
     top, *rest = dotted.split(".")
     if top not in ALLOWED_MODULES:
-        return False
+        return None
     try:
         value: object = importlib.import_module(top)
     except ImportError:
-        return False
+        return None
     for name in rest:
         # the namespace itself, never `getattr`: a module's `__getattr__` could run code
         value = vars(value).get(name) if isinstance(value, ModuleType) else None
-    return isinstance(value, ModuleType)
+    return value.__name__ if isinstance(value, ModuleType) else None
 
 
 def _submodules(packages: frozenset[str]) -> frozenset[str]:
@@ -797,12 +803,13 @@ class _PolicyVisitor(ast.NodeVisitor):
         )
 
     def module_of(self, name: str) -> str | None:
-        """The module with reflective tools a name is bound to by `import M [as name]`, else
-        None; one such binding is enough (`import string as m; m = m`)."""
+        """The module with reflective tools a name is bound to by an import (`import M [as
+        name]`, `from P import M`), else None; one such binding is enough (`import string as
+        m; m = m`)."""
         for kind in self.bindings.get(name, ()):
-            module = kind.removeprefix("module:")
-            if module != kind and module in REFLECTIVE_MODULE_NAMES:
-                return module
+            module = _bound_module(kind)
+            if module is not None and module_name(module) in REFLECTIVE_MODULE_NAMES:
+                return module_name(module)
         return None
 
     def module_bound(self, name: str) -> str | None:
@@ -908,12 +915,14 @@ class _PolicyVisitor(ast.NodeVisitor):
                 self.refuse("dynamic-attribute", node, f"imports {alias.name} under another name")
             elif alias.name.startswith("_") and node.module != "__future__":
                 self.refuse("private-import", node, f"imports {alias.name} from {node.module}")
-            elif node.module.split(".")[0] == "sys" and alias.name in IMPORT_TABLE_ATTRIBUTES:
-                self.refuse("import-table", node, f"imports sys.{alias.name}")
-            elif alias.name in INTROSPECTION_ATTRIBUTES and node.module == "sys":
-                self.refuse("frame-introspection", node, f"imports sys.{alias.name}")
-            elif alias.name in CAPABILITY_ATTRIBUTES:
-                self.refuse("capability-attribute", node, f"imports {alias.name}")
+            elif alias.name not in ATTRIBUTE_HELPERS and (
+                (refusal := attribute_refusal(alias.name)) is not None
+            ):
+                # `from M import n` reads `M.n`: the names no code may read as an attribute of
+                # anything are refused here too, whichever module hands them out (a red team's
+                # `from numbers import ABCMeta`, `from re import functools`: both re-exports
+                # of what the reflective modules' own lists refuse)
+                self.refuse(refusal[0], node, f"imports {alias.name}: {refusal[1]}")
             elif node.module == "sys" and alias.name not in SYS_ATTRIBUTES:
                 self.refuse("sys-use", node, f"imports sys.{alias.name}")
             elif (
