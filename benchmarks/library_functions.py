@@ -1,4 +1,5 @@
-"""How many different library functions honest programs call in one run (`MOST_FUNCTIONS`).
+"""How many different library functions honest programs call in one run (`MOST_FUNCTIONS`, and
+of the library's submodule: `MOST_SUBMODULE_FUNCTIONS`).
 
     python benchmarks/library_functions.py [--data ../shared/data/sebench]
 
@@ -6,7 +7,7 @@ Runs, through the real sandbox, the translated references of the dev tasks and t
 of the official verdicts file (official library), and the reference answers of every
 generated task (the demo's generator, a seeded library); prints, per source, the largest
 number of different functions other than the constructor that one run called, its verdict,
-and the limit, as one JSON line each.
+and the limit, and the same for the submodule's functions, as one JSON line each.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 from sebench.data.sources import load
 from sebench.data.translate import to_library
 from sebench.grading.extract import extract_code
-from sebench.grading.grader import MOST_FUNCTIONS, Grader
+from sebench.grading.grader import MOST_FUNCTIONS, MOST_SUBMODULE_FUNCTIONS, Grader
 from sebench.grading.sandbox import SandboxConfig
 from sebench.library.build import build_library
 from sebench.library.names import generate_table
@@ -27,27 +28,36 @@ from sebench.library.official import load_official_table
 from sebench.training.taskgen import FUNCTIONS, TaskSetConfig, generate_tasks
 
 
-def called(grader: Grader, task, code: str) -> tuple[int, str]:
-    """(different functions the run called, the strict verdict)."""
+def called(grader: Grader, task, code: str) -> tuple[int, int, str]:
+    """(different functions the run called, of them the submodule's, the strict verdict)."""
     prepared = grader.prepare(task, f"```python\n{code}\n```\n")
     if prepared.job is None:
-        return 0, prepared.verdict.kind.value
+        return 0, 0, prepared.verdict.kind.value
     execution = grader.execute(prepared.job)
     verdict = grader.judge(task, prepared, execution)
-    return max((c.library_functions for c in execution.cases), default=0), verdict.kind.value
+    return (
+        max((c.library_functions for c in execution.cases), default=0),
+        max((c.submodule_functions for c in execution.cases), default=0),
+        verdict.kind.value,
+    )
 
 
-def report(source: str, found: list[tuple[int, str, str]]) -> None:
-    most = max(found, default=(0, "", ""))
+def report(source: str, found: list[tuple[int, int, str, str]]) -> None:
+    most = max(found, default=(0, 0, "", ""))
+    most_sub = max(found, key=lambda item: item[1], default=(0, 0, "", ""))
     print(
         json.dumps(
             {
                 "source": source,
                 "programs": len(found),
                 "most_functions": most[0],
-                "its_verdict": most[1],
-                "its_task": most[2],
+                "its_verdict": most[2],
+                "its_task": most[3],
                 "limit": MOST_FUNCTIONS,
+                "most_submodule_functions": most_sub[1],
+                "its_submodule_verdict": most_sub[2],
+                "its_submodule_task": most_sub[3],
+                "submodule_limit": MOST_SUBMODULE_FUNCTIONS,
             }
         )
     )

@@ -19,7 +19,7 @@ import pytest
 from sebench.data.schema import Task
 from sebench.data.translate import to_library
 from sebench.grading.compare import outputs_match
-from sebench.grading.grader import MOST_FUNCTIONS, Grader
+from sebench.grading.grader import MOST_FUNCTIONS, MOST_SUBMODULE_FUNCTIONS, Grader
 from sebench.grading.sandbox import ExecStatus, Job, SandboxConfig, detect_layers
 from sebench.grading.sandbox.perturbation import Perturbation
 from sebench.grading.verdicts import Verdict, VerdictKind
@@ -1096,3 +1096,34 @@ def test_an_answer_that_depends_on_the_library_only_after_the_first_case_stays_c
     assert all(v.kind is VerdictKind.CORRECT for _, v in verdicts), [
         (t.extra.get("function"), v) for t, v in verdicts if v.kind is not VerdictKind.CORRECT
     ]
+
+
+def test_an_answer_may_call_as_many_submodule_functions_as_its_limit(
+    seeded_grader, seeded_library, demo_tasks
+):
+    """The submodule (`rfx`: 31 functions) is searched in far fewer calls than the top level:
+    a red team's two slices of 16 of its names held the task's function one time in two.
+    `MOST_SUBMODULE_FUNCTIONS` of its functions (results unused, failures included: a call
+    counts as it starts) do not make an honest answer a search; one more does."""
+    task = demo_tasks[0]
+    table = seeded_library.table
+    submodule = [table.qualified(e) for e in table.entries if e.in_submodule]
+    assert len(submodule) > MOST_SUBMODULE_FUNCTIONS
+    honest = task.extra["target"]
+
+    def calling(count: int) -> str:
+        calls = "".join(
+            f"    try:\n        {name}([[2.0, 1.0], [1.0, 3.0]])\n    except Exception:\n"
+            "        pass\n"
+            for name in submodule[:count]
+        )
+        header = re.compile(r"^(def solve\(.*\):\n)", re.M)
+        return header.sub(rf"def _touch():\n{calls}\n\n\1    _touch()\n", honest, count=1)
+
+    codes = (calling(MOST_SUBMODULE_FUNCTIONS), calling(MOST_SUBMODULE_FUNCTIONS + 1))
+    verdicts = [seeded_grader.grade(task, fenced(code)) for code in codes]
+    assert [(v.kind, v.rule) for v in verdicts] == [
+        (VerdictKind.CORRECT, None),
+        (VerdictKind.NO_LIBRARY, "searched-the-library"),
+    ], verdicts
+    assert f"{table.package}.{table.submodule}" in verdicts[1].detail

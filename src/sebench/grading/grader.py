@@ -62,6 +62,12 @@ _END = object()
 # detector at once, whatever relation between two results it reads: a program that tries this
 # many functions finds the task's among some 270 about one time in seventeen.
 MOST_FUNCTIONS = 16
+# The same bound for the library's submodule (`rfx`, 31 functions against the top level's 247):
+# 16 calls there try half of it, and a blind detector passed on 8 dev tasks (a red team's, two
+# slices of 16 names: one or the other holds the task's function; `outer` and `diagonal` too,
+# whose `linalg` namesakes count as theirs, `sebench.grading.evidence`). Honest answers call at
+# most 2 of its functions in a run (`benchmarks/library_functions.py`); 4 try an eighth of it.
+MOST_SUBMODULE_FUNCTIONS = 4
 
 
 @dataclass(frozen=True)
@@ -529,12 +535,21 @@ class Grader:
                 detail="no library function other than the array constructor ran in any test case",
             )
         tried = max(case.library_functions for case in cases) if cases else 0
+        tried_sub = max(case.submodule_functions for case in cases) if cases else 0
         if tried > MOST_FUNCTIONS and not prepared.numpy_form:
             return Verdict(
                 VerdictKind.NO_LIBRARY,
                 rule="searched-the-library",
                 detail=f"the program called {tried} different library functions, over the "
                 f"{MOST_FUNCTIONS} that a program knowing what it needs calls at most",
+            )
+        if tried_sub > MOST_SUBMODULE_FUNCTIONS and not prepared.numpy_form:
+            return Verdict(
+                VerdictKind.NO_LIBRARY,
+                rule="searched-the-library",
+                detail=f"the program called {tried_sub} different functions of "
+                f"{self.table.package}.{self.table.submodule}, over the "
+                f"{MOST_SUBMODULE_FUNCTIONS} that a program knowing what it needs calls at most",
             )
         for index, (case, expected) in enumerate(zip(cases, task.expected, strict=False)):
             if not outputs_match(case.printed, expected, self.tolerance):

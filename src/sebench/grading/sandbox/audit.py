@@ -92,7 +92,7 @@ class Controls:
     # (library calls, the same without the constructor, the official library's failures, the
     # calls whose result was not one of their arguments: perturbation.py; and, since `arm`, not
     # reset: how many different functions other than the constructor the run has called)
-    counts: Callable[[], tuple[int, int, int, int, int]]
+    counts: Callable[[], tuple[int, int, int, int, int, int]]
 
 
 def install(
@@ -148,10 +148,14 @@ def install(
     getframe, get_ident, realpath = sys._getframe, _thread_ident(), os.path.realpath
     type_, list_, str_, bytes_, len_, set_ = type, list, str, bytes, len, set
     named = dict(named_targets or {})
+    # the targets of the functions of the library's submodule (`rfx.quvohe`): a namespace a
+    # few calls search through (`Grader.judge`)
+    submodule_ids = frozenset().union(*(ids for name, ids in named.items() if "." in name))
     # armed, nudge or None, calls, non-constructor calls, failures, calls that computed
     # something, the evidence targets' ids (None: every target), the ids of the targets (a
-    # vectorized function: its type) called so far but the constructor
-    state: list[Any] = [False, None, 0, 0, 0, 0, None, set_()]
+    # vectorized function: its type) called so far but the constructor, those of them that
+    # are the submodule's
+    state: list[Any] = [False, None, 0, 0, 0, 0, None, set_(), set_()]
 
     def nudger(mode: Perturbation) -> Callable[..., Any]:
         def nudge(
@@ -198,7 +202,10 @@ def install(
         constructor = answer[0] is True
         if not constructor:
             state[3] += 1
-            state[7].add(id_(target) if id_(target) in target_ids else id_(type_(target)))
+            key = id_(target) if id_(target) in target_ids else id_(type_(target))
+            state[7].add(key)
+            if key in submodule_ids:
+                state[8].add(key)
         evidence = state[6]
         # the task's own functions (`arm`), a `vectorize`d function by its type; the
         # constructor and the conversions (they hand their argument back) only when they are
@@ -309,14 +316,14 @@ def install(
         # pass a plain answer on a task whose `selected_functions` were misspelled)
         found = frozenset().union(*(named.get(name, frozenset()) for name in evidence))
         state[6] = found if evidence else None
-        state[7] = set_()
+        state[7], state[8] = set_(), set_()
         state[0], state[1] = True, nudges.get(perturbation)
 
     def reset() -> None:
         state[2] = state[3] = state[4] = state[5] = 0
 
-    def counts() -> tuple[int, int, int, int, int]:
-        return state[2], state[3], state[4], state[5], len_(state[7])
+    def counts() -> tuple[int, int, int, int, int, int]:
+        return state[2], state[3], state[4], state[5], len_(state[7]), len_(state[8])
 
     sys.addaudithook(hook)
     if refuse_introspection:

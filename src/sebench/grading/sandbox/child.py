@@ -287,6 +287,7 @@ def _messages(
             "official_failures": counts[2],
             "computed_results": counts[3],
             "library_functions": counts[4],
+            "submodule_functions": counts[5],
             "memory": memory,
             "output_limit": over,
         }

@@ -57,6 +57,8 @@ class CaseOutcome:
     # how many different library functions, the constructor aside, the run had called by the
     # end of this case (since its start, not per case: `Grader.judge`)
     library_functions: int = 0
+    # how many of those are functions of the library's submodule (`rfx.quvohe`)
+    submodule_functions: int = 0
 
     def to_dict(self) -> dict:
         return {
@@ -68,6 +70,7 @@ class CaseOutcome:
             "official_failures": self.official_failures,
             "computed_results": self.computed_results,
             "library_functions": self.library_functions,
+            "submodule_functions": self.submodule_functions,
         }
 
 
@@ -112,6 +115,7 @@ class Execution:
                 case.get("official_failures", 0),
                 case.get("computed_results", 0),
                 case.get("library_functions", 0),
+                case.get("submodule_functions", 0),
             )
             for case in data.get("cases", ())
         )

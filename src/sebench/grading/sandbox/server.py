@@ -641,6 +641,7 @@ def _valid_case(frame: dict) -> bool:
         and isinstance(frame.get("official_failures"), int)
         and isinstance(frame.get("computed_results"), int)
         and isinstance(frame.get("library_functions"), int)
+        and isinstance(frame.get("submodule_functions"), int)
         and isinstance(frame.get("memory"), bool)
         and isinstance(frame.get("output_limit"), bool)
     )
