@@ -727,3 +727,39 @@ def test_update_wrapper_reads_each_name_list_once(pool):
         return "sys" in globals()
     """
     assert run(pool, code) == "False"
+
+
+def test_copy_sets_no_state_through_a_dict_that_is_not_the_rebuilt_objects_own(pool):
+    """A generic alias hands on its `__dict__` from the object it wraps: a subclass whose
+    reduce is object's was rebuilt by `copy` as an alias of a module, and the state went into
+    that module's globals, past the seal, which sees only attribute writes (a red team's,
+    with `ABCMeta` and `GenericAlias` from re-exports the policy now refuses)."""
+    code = """
+    import copy, json, numbers, re
+
+    U = "_" * 2
+
+    def missing(self):
+        raise AttributeError("no reduce of its own")
+
+    Writer = numbers.ABCMeta(
+        "Writer",
+        (re.functools.GenericAlias,),
+        {U + "reduce" + U: property(missing), U + "getnewargs" + U: lambda self: (json, ())},
+    )
+
+    class Source:
+        pass
+
+    def solve(x):
+        holder = Source()
+        holder.planted = 42
+        try:
+            copy.copy(Writer(holder, ()))
+        except TypeError as refused:
+            return "refused: " + str(refused) + "; " + str(hasattr(json, "planted"))
+        return "planted: " + str(getattr(json, "planted", None))
+    """
+    assert run(pool, code) == (
+        "refused: copy sets no state through another object's attributes; False"
+    )

@@ -177,6 +177,15 @@ def _enum_members(names: Any) -> Any:
     return checked
 
 
+def _owns_dict(made: Any) -> bool:
+    """`made.__dict__`, where `copy` writes a state, is the object's own (or it has none)."""
+    try:
+        own = object.__getattribute__(made, "__dict__")
+    except AttributeError:
+        own = None
+    return getattr(made, "__dict__", None) is own
+
+
 def _check_state(state: Any) -> None:
     """`copy`'s state, where it sets attributes by their keys: a dict, or a (dict, slots dict)
     pair (other states go to the object's own `__setstate__`)."""
@@ -348,6 +357,10 @@ def install(
             made = func(*values)
             if isinstance(made, _NOT_WRAPPABLE):
                 raise TypeError(f"copy does not rebuild onto a {type(made).__name__}")
+            if state is not None and not _owns_dict(made):
+                # a generic alias hands on the `__dict__` of what it wraps: a module's globals,
+                # where `copy` would then write the state past the seal (a red team's)
+                raise TypeError("copy sets no state through another object's attributes")
             return made
 
         return reconstruct(x, memo, rebuild, args, state, *rest, **kwargs)
