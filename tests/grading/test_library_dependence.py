@@ -20,7 +20,7 @@ from sebench.data.schema import Task
 from sebench.data.translate import to_library
 from sebench.grading.compare import outputs_match
 from sebench.grading.grader import MOST_FUNCTIONS, MOST_SUBMODULE_FUNCTIONS, Grader
-from sebench.grading.sandbox import ExecStatus, Job, SandboxConfig, detect_layers
+from sebench.grading.sandbox import ExecStatus, Job, SandboxConfig, SandboxPool, detect_layers
 from sebench.grading.sandbox.perturbation import Perturbation
 from sebench.grading.verdicts import Verdict, VerdictKind
 from sebench.library.library import Library
@@ -1127,3 +1127,28 @@ def test_an_answer_may_call_as_many_submodule_functions_as_its_limit(
         (VerdictKind.NO_LIBRARY, "searched-the-library"),
     ], verdicts
     assert f"{table.package}.{table.submodule}" in verdicts[1].detail
+
+
+def test_numpy_reads_the_virtual_epoch_for_now_and_today(seeded_library):
+    """NumPy reads the C library's clock for "now" and "today", and text it makes inside one
+    call reaches that parse, past any filter of the text a program hands over (a red team's
+    `add(["n"], ["ow"], out=dates, casting="unsafe")`, a coin read once per run: `correct` in
+    23 of 24 gradings). In a child it reads the virtual epoch."""
+    table = seeded_library.table
+    add, zeros = (table.qualified(table.entry(name)) for name in ("add", "zeros"))
+    code = f"""
+import {table.package}
+
+def solve():
+    now = {zeros}(1, dtype="M8[s]")
+    {add}(["n"], ["ow"], out=now, casting="unsafe")
+    today = {zeros}(1, dtype="M8[D]")
+    {add}(["to"], ["day"], out=today, casting="unsafe")
+    return str(now), str(today)
+"""
+    with SandboxPool(seeded_library, SandboxConfig(workers=1, timeout_s=3.0)) as pool:
+        assert pool.layers["fixed_clock"], pool.details.get("fixed_clock")
+        execution = pool.run(Job(code, "solve", ("",)))
+    assert execution.cases[0].printed == "(\"['2026-01-01T00:00:00']\", \"['2026-01-01']\")", (
+        execution
+    )

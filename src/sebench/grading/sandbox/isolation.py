@@ -63,6 +63,7 @@ LAYERS = (
     "seccomp",
     "introspection",
     "fixed_layout",
+    "fixed_clock",
 )
 # The layers that confine what code can reach; rlimits and process groups only bound resources.
 CONTAINMENT = ("network_namespace", "uid_drop", "landlock", "seccomp")
@@ -210,11 +211,14 @@ def fixed_layout() -> bool:
     return bool(_libc.personality(ctypes.c_ulong(_PERSONALITY_QUERY)) & _ADDR_NO_RANDOMIZE)
 
 
-def setup_server(config: SandboxConfig, protected: list[str]) -> ServerIsolation:
+def setup_server(
+    config: SandboxConfig, protected: list[str], clock_refused: str | None = "not set up"
+) -> ServerIsolation:
     """Prepare every layer in the (fresh, single-threaded) server process.
 
     `protected` are paths children must not read (the library root with its metadata); a warning
-    is added when the allow-list would include one of them.
+    is added when the allow-list would include one of them. `clock_refused`: why NumPy's C
+    clock could not be fixed (`determinism.fix_numpy_clock`), None when it was.
     """
     layers = dict.fromkeys(LAYERS, False)
     details: dict[str, str] = {}
@@ -224,6 +228,9 @@ def setup_server(config: SandboxConfig, protected: list[str]) -> ServerIsolation
     # an audit hook, installed by the server itself (audit.py): works wherever Python runs
     layers["introspection"] = config.wants("introspection")
     layers["fixed_layout"] = fixed_layout()
+    layers["fixed_clock"] = clock_refused is None
+    if clock_refused is not None:
+        details["fixed_clock"] = clock_refused
     if not layers["fixed_layout"]:
         details["fixed_layout"] = "; ".join(_layout_refused) or "not started by the server"
     try:
@@ -373,6 +380,8 @@ def setup_server(config: SandboxConfig, protected: list[str]) -> ServerIsolation
         "refused",
         "fixed_layout": "every server and child lays out its memory alike (no address a "
         "program reads differs between its runs)",
+        "fixed_clock": "NumPy's own reads of the C clock ('now', 'today') give the virtual "
+        "epoch, as the time module does in a child",
         "introspection": "an audit hook refuses frames, gc, tracing, ctypes, code rewriting; "
         "attribute names held by dataclass fields and cached properties fixed, wraps copies no "
         "module; no special names from data in Enum members, copy states or dataclass fields; "

@@ -201,13 +201,16 @@ class Server:
         # listed before the mount namespace may hide the library's folder (a root under /tmp)
         library_files = _sources(os.path.dirname(runtime.call.__code__.co_filename))
         numpy = importlib.import_module("numpy")
+        clock_refused = determinism.fix_numpy_clock(numpy)
         modules = [sys.modules[package], sys.modules[f"{package}.{library['submodule']}"]]
         functions = [getattr(module, name, None) for module in modules for name in dir(module)]
         targets = audit.closure_contents(functions, frozenset(library_files))
         named_targets = _named_targets(package)
         preimport(NUMPY_PREIMPORTS if config.allow_numpy else ())
         warm_up(sys.modules[package], package)
-        self.isolation = isolation.setup_server(config, protected=[library["root"]])
+        self.isolation = isolation.setup_server(
+            config, protected=[library["root"]], clock_refused=clock_refused
+        )
         sys.path.remove(library["root"])
         # Installed here, once, rather than in each child: the server imports nothing more, and
         # every child inherits the guard without paying for setting it up.
@@ -774,7 +777,8 @@ def _infra_error(detail: str) -> dict:
 def _probe() -> int:
     """Set up every layer as a server would (with a stand-in library) and print them as JSON."""
     preimport()
-    iso = isolation.setup_server(SandboxConfig(), protected=[])
+    clock_refused = determinism.fix_numpy_clock(importlib.import_module("numpy"))
+    iso = isolation.setup_server(SandboxConfig(), protected=[], clock_refused=clock_refused)
     report = {"layers": iso.layers, "details": iso.details, "warnings": iso.warnings}
     iso.close()
     sys.stdout.write(json.dumps(report))
