@@ -593,3 +593,26 @@ def test_a_reflective_module_bound_by_from_import_has_its_names_checked():
     visitor = _PolicyVisitor("zwc")
     visitor.visit(ast.parse("from re import functools as f\nimport string as s"))
     assert (visitor.module_of("f"), visitor.module_of("s")) == ("functools", "string")
+
+
+@pytest.mark.parametrize(
+    ("code", "rule"),
+    [
+        (
+            "import typing\n\nclass C(typing.Protocol):\n    __slots__ = ('now',)",
+            "capability-attribute",
+        ),
+        (
+            "import typing\n\nclass C(typing.Protocol):\n    __slots__ = 'obj'",
+            "frame-introspection",
+        ),
+        (
+            "import typing\n\nclass C(typing.Protocol):\n    __slots__: tuple = ['modules']",
+            "import-table",
+        ),
+    ],
+)
+def test_a_protocols_slot_names_are_members_it_reads(code, rule):
+    """`isinstance(x, P)` reads each member of a protocol from any object, the names its
+    `__slots__` lists too (a red team's `__slots__ = ("now", "obj")`)."""
+    assert rule_of(code) == rule

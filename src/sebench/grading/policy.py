@@ -431,6 +431,27 @@ def attribute_refusal(name: str) -> tuple[str, str] | None:
     return None
 
 
+def _slot_names(node: ast.ClassDef) -> Iterator[tuple[ast.stmt, str]]:
+    """The names a class body's `__slots__` lists as text (members too: a protocol's
+    `isinstance` reads them, a red team's `__slots__ = ("now", "obj")`), each with its
+    statement."""
+    for statement in node.body:
+        targets = (
+            statement.targets
+            if isinstance(statement, ast.Assign)
+            else [statement.target]
+            if isinstance(statement, ast.AnnAssign | ast.AugAssign)
+            else []
+        )
+        value = getattr(statement, "value", None)
+        if not any(isinstance(t, ast.Name) and t.id == "__slots__" for t in targets):
+            continue
+        items = value.elts if isinstance(value, ast.Tuple | ast.List) else [value]
+        for item in items:
+            if isinstance(item, ast.Constant) and type(item.value) is str:
+                yield statement, item.value
+
+
 def _class_members(node: ast.ClassDef) -> Iterator[tuple[ast.stmt, str]]:
     """The names a class body binds in its own scope, each with its statement of the body: not
     only `def`, `class` and `x = ...` at its top, but any target of an assignment, `for`,
@@ -1011,7 +1032,7 @@ class _PolicyVisitor(ast.NodeVisitor):
         """A protocol's members are names that `isinstance(x, P)` reads from any object `x`
         (in the sandbox too: `typing` then finds no frame and checks protocols that are not
         `runtime_checkable` as if they were; a red team read `modules` that way)."""
-        for statement, name in _class_members(node):
+        for statement, name in (*_class_members(node), *_slot_names(node)):
             refusal = attribute_refusal(name)
             if refusal is not None and name not in ALLOWED_DUNDER_DEFINITIONS:
                 self.refuse(

@@ -763,3 +763,88 @@ def test_copy_sets_no_state_through_a_dict_that_is_not_the_rebuilt_objects_own(p
     assert run(pool, code) == (
         "refused: copy sets no state through another object's attributes; False"
     )
+
+
+# An object's instance `__dict__` holding a special name is a hook `copy` calls (`getattr(x,
+# "__deepcopy__")` looks there). Three ways a red team put one there, none through a name the
+# policy could read: a cached property's attribute name set once by hand, a reduce state given
+# as pairs (which `__dict__.update` takes), and a state whose key a hook swapped through the
+# deep copy's memo after it was checked.
+INSTANCE_HOOKS = {
+    "a cached property's name set by hand": """
+    import copy, functools
+
+    class Box:
+        pass
+
+    def hook(box):
+        return lambda memo: "hooked"
+
+    def solve(x):
+        prop = functools.cached_property(hook)
+        prop.attrname = "_" * 2 + "deepcopy" + "_" * 2
+        Box.grab = prop
+        box = Box()
+        box.grab
+        return copy.deepcopy(box)
+    """,
+    "a dataclass field's name set by hand": """
+    import dataclasses
+
+    def solve(x):
+        field = dataclasses.field()
+        field.name = "_" * 2 + "deepcopy" + "_" * 2
+        return field.name
+    """,
+    "a state given as pairs": """
+    import copy, functools
+
+    class Box:
+        pass
+
+    def reducer(box):
+        name = "_" * 2 + "deepcopy" + "_" * 2
+        return lambda protocol: (Box, (), [(name, lambda memo: "hooked")])
+
+    def solve(x):
+        Box.grab = functools.cached_property(reducer)  # named `grab` by the class: allowed
+        box = Box()
+        box.__dict__  # (the policy refuses this; the sandbox alone is tested here)
+        box.__dict__["_" * 2 + "reduce_ex" + "_" * 2] = reducer(box)
+        return copy.deepcopy(copy.copy(box))
+    """,
+    "a state key swapped through the memo": """
+    import copy
+
+    class Box:
+        pass
+
+    PLAIN = "plain"
+
+    def swap(memo):
+        memo[id(PLAIN)] = "_" * 2 + "deepcopy" + "_" * 2
+        return "swapped"
+
+    class Trigger:
+        pass
+
+    TRIGGER = Trigger()
+    TRIGGER.__dict__["_" * 2 + "deepcopy" + "_" * 2] = swap
+
+    def reduce(protocol):  # the trigger's hook runs before the key is copied
+        return (Box, (), {"trigger": TRIGGER, PLAIN: lambda memo: "hooked"})
+
+    def solve(x):
+        box = Box()
+        box.__dict__["_" * 2 + "reduce_ex" + "_" * 2] = reduce
+        rebuilt = copy.deepcopy(box)
+        return copy.deepcopy(rebuilt)
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(INSTANCE_HOOKS))
+def test_no_special_name_reaches_an_instance_dict_through_the_standard_library(pool, name):
+    printed = run(pool, INSTANCE_HOOKS[name])
+    assert printed.startswith(("ValueError", "TypeError", "AttributeError")), printed
+    assert "hooked" not in printed

@@ -110,14 +110,15 @@ def _wraps_from(wrapper: Any, wrapped: Any, kinds: tuple[type, ...]) -> bool:
 
 
 class _Field(dataclasses.Field):
-    """A field whose name is set once (by `dataclass`, when it processes the class) and never
-    deleted (`del fld.name` made it unset again, and a red team then set it anew)."""
+    """A field whose name is set once (by `dataclass`, when it processes the class), to a plain
+    name, and never deleted (`del fld.name` made it unset again, and a red team then set it
+    anew)."""
 
     __slots__ = ()
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if name == "name" and getattr(self, "name", None) is not None:
-            raise AttributeError("a dataclass field's name cannot change")
+        if name == "name":
+            _check_held_name(getattr(self, "name", None), value, "a dataclass field's name")
         super().__setattr__(name, value)
 
     def __delattr__(self, name: str) -> None:
@@ -127,12 +128,13 @@ class _Field(dataclasses.Field):
 
 
 class _CachedProperty(functools.cached_property):
-    """A cached property whose attribute name is set once (by `__set_name__`) and never
-    deleted."""
+    """A cached property whose attribute name is set once (by `__set_name__`), to a plain name,
+    and never deleted: a red team set it once, by hand, to `__deepcopy__`, and reading the
+    property then wrote the program's hook into an instance's `__dict__`."""
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if name == "attrname" and getattr(self, "attrname", None) is not None:
-            raise AttributeError("a cached property's attribute name cannot change")
+        if name == "attrname":
+            _check_held_name(getattr(self, "attrname", None), value, "a cached property's name")
         super().__setattr__(name, value)
 
     def __delattr__(self, name: str) -> None:
@@ -148,6 +150,14 @@ _SPECIAL_NAME = re.compile(r"_\w*_")
 
 def _plain_name(name: Any) -> bool:
     return type(name) is str and name.isidentifier() and not _SPECIAL_NAME.fullmatch(name)
+
+
+def _check_held_name(old: Any, new: Any, what: str) -> None:
+    """An attribute name an object holds and reads by: set once (None until then), plain."""
+    if old is not None:
+        raise AttributeError(f"{what} cannot change")
+    if new is not None and not _plain_name(new):
+        raise ValueError(f"{what} cannot be {new!r}")
 
 
 def _enum_members(names: Any) -> Any:
@@ -186,18 +196,26 @@ def _owns_dict(made: Any) -> bool:
     return getattr(made, "__dict__", None) is own
 
 
-def _check_state(state: Any) -> None:
-    """`copy`'s state, where it sets attributes by their keys: a dict, or a (dict, slots dict)
-    pair (other states go to the object's own `__setstate__`)."""
-    parts = state if type(state) is tuple and len(state) == 2 else (state,)
-    for part in parts:
-        if not isinstance(part, dict):
-            continue
-        if type(part) is not dict:
+def _set_state(made: Any, state: Any) -> None:
+    """What `copy` does with the state of an object without `__setstate__`: set attributes by
+    its keys. Only from a plain dict (or a pair of them: the `__dict__`'s, the slots'), of plain
+    names: any other mapping or pairs (a red team's list of pairs went into `__dict__.update`
+    unchecked), or a special name, is refused; and only through the object's own `__dict__`
+    (a generic alias hands on the `__dict__` of what it wraps: a red team rebuilt one over a
+    module and wrote into its globals past the seal)."""
+    attributes, slots = state if type(state) is tuple and len(state) == 2 else (state, None)
+    for part in (attributes, slots):
+        if part is not None and type(part) is not dict:
             raise TypeError("copy takes an object's attributes as a plain dict only")
-        for key in part:
+        for key in part or ():
             if not _plain_name(key):
                 raise ValueError(f"copy does not set an attribute named {key!r}")
+    if attributes is not None:
+        if not _owns_dict(made):
+            raise TypeError("copy sets no state through another object's attributes")
+        made.__dict__.update(attributes)
+    for key, value in (slots or {}).items():
+        setattr(made, key, value)
 
 
 def _check_fields(cls: Any, field_types: tuple, kinds: tuple) -> None:
@@ -334,36 +352,56 @@ def install(
 
     enum.EnumType._create_ = guarded_create
 
-    reconstruct = copy._reconstruct
-
     def guarded_reconstruct(
-        x: Any, memo: Any, func: Any, args: Any, state: Any = None, *rest: Any, **kwargs: Any
+        x: Any,
+        memo: Any,
+        func: Any,
+        args: Any,
+        state: Any = None,
+        listiter: Any = None,
+        dictiter: Any = None,
+        **_: Any,
     ) -> Any:
-        _check_state(state)
+        # `copy._reconstruct` (Python 3.11's, step for step), each step checked on what it is
+        # given last: a deep copy copies the reduce tuple's arguments and state with the memo,
+        # where a hook of the program's could swap any part of them after an earlier check (a
+        # red team's, for an attribute name in a state).
         if not _rebuilder(func):
             raise TypeError(f"copy does not rebuild an object through {type(func).__name__}")
-
-        def rebuild(*values: Any) -> Any:
-            # A deep copy keeps text and numbers as they are: one that came back as another
-            # object was swapped through the memo (an attribute name in an `attrgetter`'s
-            # reduce tuple, by a hook that got the memo: a red team's).
-            if len(values) != len(args) or any(
-                type(old) in _ATOMIC and new is not old
-                for old, new in zip(args, values, strict=False)
-            ):
-                raise TypeError("copy does not rebuild from arguments other than its own")
-            # a copy is a new object: a module's or a class's attributes are its globals and
-            # namespace, which a reduce state could otherwise rewrite (`dataclasses._FIELDS`)
-            made = func(*values)
-            if isinstance(made, _NOT_WRAPPABLE):
-                raise TypeError(f"copy does not rebuild onto a {type(made).__name__}")
-            if state is not None and not _owns_dict(made):
-                # a generic alias hands on the `__dict__` of what it wraps: a module's globals,
-                # where `copy` would then write the state past the seal (a red team's)
-                raise TypeError("copy sets no state through another object's attributes")
-            return made
-
-        return reconstruct(x, memo, rebuild, args, state, *rest, **kwargs)
+        deep = memo is not None
+        copier = copy.deepcopy  # the guarded one
+        args = tuple(args)
+        values = tuple(copier(arg, memo) for arg in args) if deep else args
+        # a deep copy keeps text and numbers as they are: one that came back as another
+        # object was swapped through the memo (an attribute name in an `attrgetter`'s
+        # reduce tuple, by a hook that got the memo: a red team's)
+        if any(
+            type(old) in _ATOMIC and new is not old for old, new in zip(args, values, strict=True)
+        ):
+            raise TypeError("copy does not rebuild from arguments other than its own")
+        made = func(*values)
+        # a copy is a new object: a module's or a class's attributes are its globals and
+        # namespace, which a reduce state could otherwise rewrite (`dataclasses._FIELDS`)
+        if isinstance(made, _NOT_WRAPPABLE):
+            raise TypeError(f"copy does not rebuild onto a {type(made).__name__}")
+        if deep:
+            memo[id(x)] = made
+        if state is not None:
+            if deep:
+                state = copier(state, memo)
+            if hasattr(made, "__setstate__"):
+                made.__setstate__(state)
+            else:
+                _set_state(made, state)
+        if listiter is not None:
+            for item in listiter:
+                made.append(copier(item, memo) if deep else item)
+        if dictiter is not None:
+            for key, value in dictiter:
+                if deep:
+                    key, value = copier(key, memo), copier(value, memo)
+                made[key] = value
+        return made
 
     copy._reconstruct = guarded_reconstruct  # what `copy` and `deepcopy` call, by its name
 
