@@ -204,12 +204,14 @@ def _set_state(made: Any, state: Any) -> None:
     (a generic alias hands on the `__dict__` of what it wraps: a red team rebuilt one over a
     module and wrote into its globals past the seal)."""
     attributes, slots = state if type(state) is tuple and len(state) == 2 else (state, None)
-    for part in (attributes, slots):
-        if part is not None and type(part) is not dict:
-            raise TypeError("copy takes an object's attributes as a plain dict only")
-        for key in part or ():
-            if not _plain_name(key):
-                raise ValueError(f"copy does not set an attribute named {key!r}")
+    if any(part is not None and type(part) is not dict for part in (attributes, slots)):
+        raise TypeError("copy takes an object's attributes as a plain dict only")
+    # copies (no code of the program's runs in `dict()` of a dict): what is checked is what
+    # is set, whatever runs between the two
+    attributes, slots = (None if part is None else dict(part) for part in (attributes, slots))
+    for key in (*(attributes or ()), *(slots or ())):
+        if not _plain_name(key):
+            raise ValueError(f"copy does not set an attribute named {key!r}")
     if attributes is not None:
         if not _owns_dict(made):
             raise TypeError("copy sets no state through another object's attributes")
