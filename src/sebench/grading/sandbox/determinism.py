@@ -17,9 +17,9 @@ the library, and each rerun is a new toss: a red team's plain-Python answer that
   `CAPABILITY_ATTRIBUTES`), and the library refuses NumPy's `"now"` and `"today"`. The functions
   that take a clock id are gone (`CLOCK_ID_FUNCTIONS`).
 - entropy: a seed of None (`random.seed()`, `random.Random()`, the C base's `seed` and
-  `__init__`, which `super()` reaches) is seed 0, and `random.SystemRandom` draws from a seeded generator, not the
-  OS. (`random` itself is reseeded in every child, and `hash` has one seed: child.py,
-  isolation.py.)
+  `__init__`, which `super()` reaches) is seed 0, and `random.SystemRandom` draws from a
+  seeded generator, not the OS. (`random` itself is reseeded in every child, and `hash` has one
+  seed: child.py, isolation.py.)
 
 Applied in the child (`apply`, before the program exists), after the harness has taken the real
 clock for its own timings; the fork server and the zygote keep theirs (their deadlines read it).
