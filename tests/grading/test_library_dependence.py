@@ -814,7 +814,8 @@ def test_what_an_in_place_call_did_not_write_is_the_same_in_every_run(
 
 
 # What NumPy leaves unwritten, read after each function's call: `empty`, `empty_like`, a
-# ufunc's output where `where` is False, `pad(mode="empty")`'s border. Those held what the
+# ufunc's output where `where` is False (`clip`'s too, no ufunc but it hands `where` to one: a
+# red team's), `pad(mode="empty")`'s border. Those held what the
 # allocator's last user left, the grader's freed copies of a perturbed result among them (a red
 # team told the first run from the reruns by reading them back).
 UNWRITTEN_MEMORY = """
@@ -831,6 +832,7 @@ def solve(x):
             lambda: {add}([1.0, 2.0, 3.0], 1.0, where=[False, False, False]),
             lambda: [{add}(1.0, 2.0, where=False)],
             lambda: {pad}([1.0], 1, mode="empty"),
+            lambda: {clip}([0.0, 0.0, 0.0], 0, 1, where=[False, False, False]),
         ):
             seen.update(float(v) for v in read() if float(v) != 1.0)
     return sorted(seen)
@@ -840,7 +842,7 @@ def solve(x):
 def test_what_numpy_leaves_unwritten_reads_as_zero_in_every_run(seeded_grader, seeded_library):
     table = seeded_library.table
     m = table.numpy_to_library()
-    readers = ("empty", "empty_like", "add", "pad")
+    readers = ("empty", "empty_like", "add", "pad", "clip")
     probe = UNWRITTEN_MEMORY
     for name in readers:
         probe = probe.replace("{" + name + "}", m[name])

@@ -350,6 +350,8 @@ def perturber(np: Any) -> Perturber:
         except Exception:  # memory: this run's variant itself (its value is what counts)
             chosen = changed[mode]
         computed = not nothing and any(value is not copy for value in changed.values())
+        for value in (*changed.values(), copy):
+            wipe(value)
         del changed, copy
         if not computed:
             return result, False
@@ -361,6 +363,21 @@ def perturber(np: Any) -> Perturber:
             return variant
         items = [copy[i] if i in kept else item for i, item in enumerate(variant)]
         return type(copy)(items) if type(copy) in (list, tuple) else type(copy)(*items)
+
+    def wipe(value) -> None:
+        """Overwrite the arrays a variant holds before it is freed (what is handed out is a
+        fresh copy): memory NumPy leaves unwritten somewhere must never show a program the
+        variants of every run, which told it which one it was handed (a red team read them
+        back through `clip(where=...)`, which the library now zeroes as it does `empty`)."""
+        if isinstance(value, ndarray):
+            with contextlib.suppress(Exception):  # read-only: nothing of ours
+                value[...] = 0
+        elif isinstance(value, list | tuple):
+            for item in value:
+                wipe(item)
+        elif isinstance(value, dict):
+            for item in value.values():
+                wipe(item)
 
     def fresh(value):
         """A new object holding `value`: arrays copied (writeable, C order, sharing no memory),
@@ -432,6 +449,8 @@ def perturber(np: Any) -> Perturber:
             else:
                 buffer[...] = value
                 handed.append(buffer)
+        for value in (*made.values(), *each):
+            wipe(value)
         del made, each
         return (tuple(handed) if type(plain) is tuple else handed[0]), True
 

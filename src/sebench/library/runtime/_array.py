@@ -728,8 +728,12 @@ def build(np, package, call, official_failure, official_trial_wanted):
     # copies of a result, made for the perturbed reruns and freed, were among them: a program
     # that knew no function told its first run from the reruns by reading them back (a red
     # team's, `correct` on three dev tasks). Nothing unwritten crosses: it is zero, as `zeros`
-    # would make it.
+    # would make it. `clip` is no ufunc but hands its `where` to one, elementwise (another red
+    # team's, `correct` in 12 of 12 gradings); every other function of the library given
+    # `where` writes every element of what it returns (a reduction starts from its identity).
     empty, empty_like, pad, ufunc_type = np.empty, np.empty_like, np.pad, np.ufunc
+    # functions that hand `where` to a ufunc, with the number of their inputs (`out` follows)
+    forwarding_where = {id(np.clip): 3}
 
     def zero(kind):
         return np.zeros((), dtype=kind)
@@ -739,11 +743,12 @@ def build(np, package, call, official_failure, official_trial_wanted):
             if isinstance(result, ndarray):
                 result[...] = zero(result.dtype)
             return result
-        if type(target) is not ufunc_type or "where" not in keywords:
+        inputs = target.nin if type(target) is ufunc_type else forwarding_where.get(id(target))
+        if inputs is None or "where" not in keywords:
             return result
         mask = asarray(keywords["where"], dtype=bool)
         given = keywords.get("out")  # the outputs the caller gave, by keyword or position
-        given = (*positional[target.nin :], *(given if isinstance(given, tuple) else (given,)))
+        given = (*positional[inputs:], *(given if isinstance(given, tuple) else (given,)))
         outputs = result if isinstance(result, tuple) else (result,)
         filled = []
         for output in outputs:
