@@ -616,3 +616,26 @@ def test_a_protocols_slot_names_are_members_it_reads(code, rule):
     """`isinstance(x, P)` reads each member of a protocol from any object, the names its
     `__slots__` lists too (a red team's `__slots__ = ("now", "obj")`)."""
     assert rule_of(code) == rule
+
+
+@pytest.mark.parametrize(
+    ("code", "rule"),
+    [
+        (
+            "import enum\n\nclass Color(enum.Enum):\n    A = 1\n\nclass C(Color['A']):\n    pass",
+            "class-base",
+        ),
+        ("import enum\n\nclass C(enum.Enum['A']):\n    pass", "class-base"),
+        ("class C(Exception[int]):\n    pass", "class-base"),
+        (
+            "import typing\nT = typing.TypeVar('T')\n\nclass Box(typing.Generic[T]):\n    pass\n\n"
+            "class IntBox(Box[int]):\n    pass",
+            None,
+        ),
+        ("import typing\nT = typing.TypeVar('T')\n\nclass P(typing.Protocol[T]):\n    pass", None),
+    ],
+)
+def test_only_a_generic_class_is_subscripted_as_a_base(code, rule):
+    """An Enum class's subscript is a member, an instance, whose class then makes the new class
+    (a red team's `class C(Color["A"])`: a metaclass call that no keyword shows)."""
+    assert rule_of(code) == rule

@@ -233,6 +233,9 @@ ALLOWED_BASES = _words(
     "typing.NamedTuple typing.TypedDict typing.Generic typing.Protocol "
     "enum.Enum enum.IntEnum enum.StrEnum enum.Flag enum.IntFlag abc.ABC"
 )
+# The allowed bases that may be subscripted as a base (`Generic[T]`), besides the code's own
+# generic classes
+_SUBSCRIPTED_BASES = frozenset({"typing.Generic", "typing.Protocol"})
 # The decorators code may use, besides its own functions and `@x.setter`/`getter`/`deleter`.
 ALLOWED_DECORATORS = _words(
     "builtins.staticmethod builtins.classmethod builtins.property dataclasses.dataclass "
@@ -1020,13 +1023,24 @@ class _PolicyVisitor(ast.NodeVisitor):
 
     def check_bases(self, node: ast.ClassDef) -> None:
         for base in node.bases:
-            named = self.resolve(base.value if isinstance(base, ast.Subscript) else base)
-            if named not in ALLOWED_BASES and not (named or "").startswith("class:"):
+            subscripted = isinstance(base, ast.Subscript)
+            named = self.resolve(base.value if subscripted else base)
+            if not self.allowed_base(named, subscripted):
                 self.refuse(
                     "class-base", base, f"class {node.name} derives from {ast.unparse(base)[:60]}"
                 )
             elif named == "typing.Protocol":
                 self.check_protocol_members(node)
+
+    def allowed_base(self, named: str | None, subscripted: bool) -> bool:
+        """`named` may be a base: an allowed one or a class of the code's. Subscripted
+        (`Base[T]`), only a generic one: an Enum class's subscript is a member, an instance,
+        whose class then makes the new class (a red team's `class C(Color["A"])`: a metaclass
+        call no keyword shows)."""
+        own = (named or "").startswith("class:")
+        if not subscripted:
+            return own or named in ALLOWED_BASES
+        return named in _SUBSCRIPTED_BASES or (own and not self.is_enum_class(named, set()))
 
     def check_protocol_members(self, node: ast.ClassDef) -> None:
         """A protocol's members are names that `isinstance(x, P)` reads from any object `x`
