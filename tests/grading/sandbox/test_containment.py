@@ -385,3 +385,36 @@ def test_the_scratch_dir_holds_a_bounded_number_of_files(pool):
     assert int(made) <= isolation.SCRATCH_INODES and error == str(errno.ENOSPC), many
     after = pool.run(Job(LOOK_JOB, "solve", ("",)))
     assert after.status is ExecStatus.OK and after.cases[0].printed == "[]", after
+
+
+MARK_JOB = textwrap.dedent(
+    """
+    import os
+
+    def solve(mark):
+        if mark:
+            os.utime(".", (mark, mark))
+            try:
+                os.setxattr(".", "user.mark", b"x")
+            except OSError:
+                pass
+        seen = os.stat(".")
+        try:
+            names = os.listxattr(".")
+        except OSError:
+            names = []
+        return int(seen.st_mtime), int(seen.st_atime), names
+    """
+)
+
+
+def test_nothing_a_job_writes_on_the_scratch_dir_itself_reaches_the_next(pool):
+    """Its times and extended attributes outlived the job that set them: a red team marked the
+    function it had found in the folder's mtime, and the next job on the server read it (the
+    `os` it used is refused by the policy). Every job starts with the same values."""
+    before = pool.run(Job(MARK_JOB, "solve", ("mark=0",)))
+    marked = pool.run(Job(MARK_JOB, "solve", ("mark=123456",)))
+    assert marked.status is ExecStatus.OK and "123456" in marked.cases[0].printed, marked
+    for _ in range(pool.config.workers + 1):
+        after = pool.run(Job(MARK_JOB, "solve", ("mark=0",)))
+        assert after.cases[0].printed == before.cases[0].printed, (before, after)

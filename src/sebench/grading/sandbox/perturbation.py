@@ -133,7 +133,7 @@ def perturber(np: Any) -> Perturber:
     )
     asarray, array_equal = np.asarray, np.array_equal
     copyto = np.copyto
-    not_equal, isnan, frompyfunc = np.not_equal, np.isnan, np.frompyfunc
+    not_equal, isnan, frompyfunc, negative = np.not_equal, np.isnan, np.frompyfunc, np.negative
     boolean, integer, floating, complexfloating = (
         np.bool_,
         np.integer,
@@ -142,9 +142,18 @@ def perturber(np: Any) -> Perturber:
     )
 
     def moved(value, integer: bool, flip: bool):
-        """A number or an array of numbers, nudged (the same formula for both)."""
-        value = value + INTEGER_SHIFT if integer else value * FLOAT_SCALE + FLOAT_SHIFT
-        return -value if flip else value
+        """A number or an array of numbers, nudged (the same formula for both). An array's
+        steps write into the one new array they make: no temporary holding `x * 1.1`, freed
+        with its values, is left for unwritten memory to show (`wipe`)."""
+        value = value + INTEGER_SHIFT if integer else value * FLOAT_SCALE
+        if not integer:
+            value += FLOAT_SHIFT  # in place for an array (a scalar makes a new one)
+        if flip:
+            if isinstance(value, ndarray):
+                negative(value, out=value)
+            else:
+                value = -value
+        return value
 
     def values(value, flip: bool):
         changed = moved_values(value, flip)
@@ -351,10 +360,18 @@ def perturber(np: Any) -> Perturber:
             chosen = changed[mode]
         computed = not nothing and any(value is not copy for value in changed.values())
         for value in (*changed.values(), copy):
-            wipe(value)
+            if value is not chosen:
+                wipe(value)
         del changed, copy
         if not computed:
+            wipe(chosen)  # this run's variant, freed: what it held differs by run
             return result, False
+        if (
+            isinstance(result, ndarray)
+            and result.flags.owndata
+            and not any(result is argument for argument in (*args, *kwargs.values()))
+        ):
+            wipe(result)  # NumPy's own result, freed: the first run's values in every run
         return chosen, True
 
     def keeping(variant, copy, kept: frozenset[int]):

@@ -246,6 +246,7 @@ class Server:
             stdlib_guard.freeze_classes(keep=determinism.WRITTEN_CLASSES)
         # The server's environment (already free of the grader's variables) is the children's.
         os.environ["HOME"] = os.environ["TMPDIR"] = self.isolation.scratch
+        _reset_metadata(self.isolation.scratch)  # as every later job finds it
         # Objects that exist now are never collected: a collection in a child would otherwise
         # write to every object's header and copy the whole heap page by page (copy-on-write).
         gc.freeze()
@@ -559,6 +560,18 @@ class Server:
         if not _empty(self.isolation.scratch):
             # Nothing of one job may reach the next: this server ends (the pool starts another).
             raise OSError(f"the scratch dir {self.isolation.scratch} could not be emptied")
+        _reset_metadata(self.isolation.scratch)
+
+
+def _reset_metadata(folder: str) -> None:
+    """What a job can write on the scratch dir itself, besides its entries: its times and its
+    extended attributes, which a red team carried from one job to the next (a mark in the
+    folder's mtime: the function it had found, with the `os` the policy refuses). Reset to
+    one value: the times to the virtual clock's epoch, no extended attribute."""
+    os.utime(folder, (determinism.EPOCH_S, determinism.EPOCH_S))
+    with contextlib.suppress(OSError):  # a file system without extended attributes
+        for name in os.listxattr(folder):
+            os.removexattr(folder, name)
 
 
 def _empty(folder: str) -> bool:
