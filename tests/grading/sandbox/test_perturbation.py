@@ -231,3 +231,31 @@ def test_what_a_stacking_function_joins_is_its_input_and_a_forced_call_always_co
         np.copy([1.0, 2.0]), ([1.0, 2.0],), {}, Perturbation.VALUES, (), True, True
     )
     assert computed and not np.array_equal(value, [1.0, 2.0])
+
+
+def test_numpys_own_result_is_overwritten_once_copied_and_an_argument_never():
+    """Freed, NumPy's result held the first run's values in every run, beside what a rerun
+    hands out: memory NumPy leaves unwritten would show both (a red team's reading). A result
+    that owns its memory and is no argument is overwritten once copied; a view of an argument
+    is left as it is."""
+    nudge = perturber(np).nudge
+    argument = np.array([1.0, 2.0, 4.0])
+    for mode in Perturbation:
+        result = argument * 3
+        value, computed = nudge(result, (argument,), {}, mode, (), True)
+        assert computed and not result.any(), mode
+        if mode is Perturbation.NONE:
+            assert value.tolist() == [3.0, 6.0, 12.0]
+        reversed_view = argument[::-1]
+        nudge(reversed_view, (argument,), {}, mode, (), True)
+        assert argument.tolist() == [1.0, 2.0, 4.0], mode
+
+
+def test_an_array_is_nudged_as_a_number_is():
+    """`moved` works in the one array it makes; the values are the formula's, to the bit."""
+    nudge = perturber(np).nudge
+    argument = np.array([0.5, -1.5, 2.25], dtype=np.float32)
+    for mode, flip in ((Perturbation.VALUES, False), (Perturbation.FLIPPED, True)):
+        value, _ = nudge(argument * 2, (argument,), {}, mode, (), True)
+        expected = argument * 2 * np.float32(1.1) + np.float32(0.37)
+        assert value.tobytes() == (-expected if flip else expected).tobytes(), mode
