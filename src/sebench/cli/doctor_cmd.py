@@ -47,6 +47,8 @@ def doctor_command(
     console.print(table)
     if "interpreter" in details:
         console.print(f"interpreter: {details['interpreter']}")
+    if "file_times" in details:
+        console.print(f"file times: {details['file_times']}")
     if "scratch" in details:
         console.print(f"scratch dir: {details['scratch']}")
     if "child_setup" in details:

@@ -418,3 +418,33 @@ def test_nothing_a_job_writes_on_the_scratch_dir_itself_reaches_the_next(pool):
     for _ in range(pool.config.workers + 1):
         after = pool.run(Job(MARK_JOB, "solve", ("mark=0",)))
         assert after.cases[0].printed == before.cases[0].printed, (before, after)
+
+
+ATIME_JOB = textwrap.dedent(
+    """
+    import os
+
+    def solve(path):
+        before = os.stat(path).st_atime
+        with open(path, "rb") as handle:
+            handle.read(1)
+        return os.stat(path).st_atime == before
+    """
+)
+
+
+def test_reading_a_file_of_the_installation_leaves_no_mark(pool, tmp_path):
+    """A read set a file's access time (the disk records it when older than the mtime), which
+    any later job could read: a red team's channel from one job, or server, to the next. The
+    installation is a read-only mount without access times in the server's namespace."""
+    if not pool.layers["mount_namespace"]:
+        pytest.skip("no mount namespace on this machine (doctor)")
+    assert "without access times" in pool.details.get("file_times", ""), pool.details
+    target = Path(textwrap.__file__)  # a stdlib file every child may read
+    seen = target.stat()
+    os.utime(target, ns=(seen.st_mtime_ns - 10**10, seen.st_mtime_ns))  # older than the mtime
+    try:
+        read = pool.run(Job(ATIME_JOB, "solve", (f"path={str(target)!r}",)))
+        assert read.status is ExecStatus.OK and read.cases[0].printed == "True", read
+    finally:
+        os.utime(target, ns=(seen.st_atime_ns, seen.st_mtime_ns))

@@ -77,6 +77,7 @@ _CLONE_NEWNS, _CLONE_NEWIPC = 0x00020000, 0x08000000
 _CLONE_NEWUSER, _CLONE_NEWNET = 0x10000000, 0x40000000
 _MNT_DETACH, _IPC_RMID = 2, 0
 _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_BIND, _MS_REC, _MS_PRIVATE = 2, 4, 8, 4096, 16384, 1 << 18
+_MS_RDONLY, _MS_REMOUNT, _MS_NOATIME, _MS_NODIRATIME = 1, 32, 1024, 2048
 _ADDR_NO_RANDOMIZE, _PERSONALITY_QUERY = 0x0040000, 0xFFFFFFFF
 FIXED_LAYOUT_FLAG = "--fixed-layout"  # the last argument of a server that re-executed itself
 _layout_refused: list[str] = []  # why this server could not fix its layout
@@ -329,6 +330,8 @@ def setup_server(
         os.chown(scratch, sandbox_uid, sandbox_uid)
         if layers["mount_namespace"]:
             _reveal_interpreter(read_only, details)
+    if layers["mount_namespace"]:
+        _freeze_access_times(read_only, details)
 
     ruleset = None
     abi = landlock.abi_version() if config.wants("landlock") else 0
@@ -374,7 +377,8 @@ def setup_server(
         f"files {config.max_file_bytes >> 20} MiB, {config.max_open_files} open files, no core",
         "process_group": "a session per child, killed as a group after each job",
         "network_namespace": "no network: a namespace with only a down loopback",
-        "mount_namespace": "private mounts for the scratch dir and the interpreter",
+        "mount_namespace": "private mounts for the scratch dir and the interpreter, read-only "
+        "and without access times",
         "ipc_namespace": "SysV IPC and POSIX message queues private to the server",
         "seccomp": "exec, new processes, sockets, ptrace, signals to others, signal handlers, IPC "
         "refused",
@@ -455,6 +459,27 @@ def _reveal_interpreter(read_only: list[str], details: dict[str, str]) -> None:
     finally:
         for fd in fds.values():
             os.close(fd)
+
+
+def _freeze_access_times(read_only: list[str], details: dict[str, str]) -> None:
+    """Reading a file sets its access time (on a disk mounted `relatime`, when it is older than
+    the file's mtime): a red team marked files of the installation in one job and read the mark
+    in a later one, on any server (with the `os` the policy refuses). In the server's mount
+    namespace each read-only folder becomes a read-only mount of its own that records no
+    access time; where the kernel refuses, `details["file_times"]` says so."""
+    done: list[str] = []
+    try:
+        for path in sorted(read_only, key=len):  # an outer folder covers the ones inside it
+            if not os.path.isdir(path) or _inside(path, done):
+                continue
+            _mount(path, path, None, _MS_BIND | _MS_REC)
+            flags = _MS_BIND | _MS_REMOUNT | _MS_RDONLY | _MS_NOATIME | _MS_NODIRATIME
+            _mount("none", path, None, flags)
+            done.append(path)
+    except OSError as exc:
+        details["file_times"] = f"access times recorded under {path}: {exc}"
+        return
+    details["file_times"] = "the Python installation: read-only mounts without access times"
 
 
 @dataclass(frozen=True)
