@@ -533,6 +533,7 @@ def test_time_functions_that_take_a_clock_id_are_refused(code):
         "class C:\n    x: Unknown = 0",  # and a class body's
         "def f():\n    return [y for y in range(3) if z]",
         "def f():\n    return os.system('true')\n\ndef g():\n    del os",  # deleting binds nothing
+        "types: int\n\ndef f():\n    return types.FunctionType",  # nor does declaring
     ],
 )
 def test_a_name_nothing_binds_is_refused(code):

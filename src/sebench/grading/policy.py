@@ -302,6 +302,10 @@ _CHECKED_BUILTINS = frozenset({"type"}) | ATTRIBUTE_BUILTINS
 _BUILTIN_NAMES = frozenset(dir(builtins))
 
 
+# Binding kinds that give a name no value: `del x`, `x: int`
+_VALUELESS = frozenset({"deleted", "declared"})
+
+
 def _bound_module(kind: str) -> str | None:
     """The module a binding binds its name to (`module:M`, or `from:M.sub` naming a module),
     else None."""
@@ -711,7 +715,7 @@ class _PolicyVisitor(ast.NodeVisitor):
         for node in self.name_loads:
             name = node.id
             if (
-                not self.bindings.get(name, set()) - {"deleted"}
+                not self.bindings.get(name, set()) - _VALUELESS
                 and name not in _BUILTIN_NAMES
                 and id(node) not in self.unevaluated
                 and not (name.startswith("__") and name.endswith("__"))  # `dunder-name`'s
@@ -1099,7 +1103,7 @@ class _PolicyVisitor(ast.NodeVisitor):
         name = node.id
         if not isinstance(node.ctx, ast.Load):
             # `del x` gives x no value: it binds, for the checks that refuse a second binding
-            # of a checked name, but not for `check_unbound_names`
+            # of a checked name, but not for `check_unbound_names` (`_VALUELESS`)
             self.bind(name, "deleted" if isinstance(node.ctx, ast.Del) else "other", node)
         else:
             if name == "type":
@@ -1490,6 +1494,12 @@ class _PolicyVisitor(ast.NodeVisitor):
         if self.postponed_annotations or self.scope_kinds[-1] is ast.FunctionDef:
             self.note_unevaluated(node.annotation)
         self.note_plain_slots([node.target], node.value)
+        if node.value is None and isinstance(node.target, ast.Name):
+            # `x: int` declares x and gives it no value: a binding for the checks that refuse
+            # a second one, none for `check_unbound_names` (a red team's `types: int`)
+            self.bind(node.target.id, "declared", node.target)
+            self.visit(node.annotation)
+            return
         self.generic_visit(node)
 
     def visit_Assign(self, node: ast.Assign) -> None:
