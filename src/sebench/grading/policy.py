@@ -67,7 +67,9 @@ def names_module(dotted: str) -> bool:
     return module_name(dotted) is not None
 
 
-@functools.cache
+# bounded: its keys come from the programs' text, and a grader lives for a whole RL run (a red
+# team's 4,700 new `math.q0_1` reads a sample grew the grader by 0.5 MB a sample)
+@functools.lru_cache(maxsize=4096)
 def module_name(dotted: str) -> str | None:
     """The name of the module `dotted` is (`functools` for `re.functools`), None when it is no
     module: see `names_module`. The allowed modules are imported here to look (standard

@@ -13,7 +13,7 @@ import textwrap
 
 import pytest
 
-from sebench.grading.sandbox import ExecStatus, Job
+from sebench.grading.sandbox import ExecStatus, Job, SandboxConfig, SandboxPool
 from sebench.grading.sandbox.perturbation import Perturbation
 
 pytestmark = pytest.mark.usefixtures("no_leftovers")
@@ -371,3 +371,67 @@ def test_code_the_standard_library_runs_in_the_programs_module_is_program_code(p
     """
     execution = run(pool, code)
     assert execution.cases[0].printed == "[True, False]", execution
+
+
+# A collection started by the frames the hook's own lookups make ran the program's finalizers
+# (a generator's `finally`) inside the hook's window, where every event passed: uncounted,
+# unperturbed, unrefused (a red team tried all 247 functions there: `correct`). The window is
+# told from outside by `namedtuple`, whose `sys._getframe` is refused to the program but not
+# there: its class then names the program's module.
+GC_WINDOW_JOB = textwrap.dedent(
+    """
+    from collections import namedtuple
+
+    import zwc
+
+    state = {"inside": 0, "ran": 0}
+
+
+    def finalizer():
+        try:
+            yield 1
+        finally:
+            state["ran"] += 1
+            if "__main__" in str(namedtuple("T", "a")):
+                state["inside"] += 1
+
+
+    def plant():
+        generator = finalizer()
+        next(generator)
+        cycle = [generator]
+        cycle.append(cycle)
+
+
+    class K:
+        pass
+
+
+    keep = []
+    plant()
+    seen = 0
+    for i in range(6000):
+        if state["inside"]:
+            break
+        if state["ran"] > seen:
+            seen = state["ran"]
+            plant()
+        for k in range((i * 7) % 23 + 1):
+            keep.append(K())
+        namedtuple("T", "a")
+        zwc.kocito([1.0])
+    keep = None
+
+
+    def solve():
+        return state["inside"], state["ran"] > 0
+    """
+)
+
+
+def test_no_code_of_the_programs_runs_inside_the_hooks_own_window(standin_library):
+    # a pool of its own: the search takes ~1 s here, the shared pool's deadline is 1.5 s
+    with SandboxPool(standin_library, SandboxConfig(workers=1, timeout_s=10.0)) as pool:
+        execution = pool.run(Job(GC_WINDOW_JOB, "solve", ("",)))
+    assert execution.status is ExecStatus.OK, execution
+    assert execution.cases[0].printed == "(0, True)", execution

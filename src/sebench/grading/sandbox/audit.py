@@ -51,6 +51,7 @@ checking a library result against a constant it knows (see docs/grading.md).
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from collections.abc import Callable, Iterable
@@ -178,6 +179,21 @@ def install(
     # and keeps the result)
     nudges = {mode: nudger(mode) for mode in Perturbation}
     busy = [0]  # the thread inside the hook's own frame lookups (its events pass)
+    gc_enabled, gc_disable, gc_enable = gc.isenabled, gc.disable, gc.enable
+
+    def enter() -> bool:
+        # Collections off first: one started by the frames the lookup makes would run the
+        # program's finalizers (a generator's `finally`) inside the window, where every event
+        # passes uncounted (a red team's: all 247 functions tried there, `correct`).
+        enabled = gc_enabled()
+        gc_disable()
+        busy[0] = get_ident()
+        return enabled
+
+    def leave(enabled: bool) -> None:
+        busy[0] = 0
+        if enabled:
+            gc_enable()
 
     def refuse(event: str) -> RuntimeError:
         return runtime_error(f"{event} is not available to the graded program")
@@ -190,12 +206,12 @@ def install(
         # `in` its metaclass's `__eq__`
         if id_(target) not in target_ids and id_(type_(target)) not in made_ids:
             return
-        busy[0] = get_ident()
+        enabled = enter()
         try:
             caller = getframe(2)  # 0: this function, 1: the hook, 2: what raised the event
             genuine = caller.f_code is call_code and caller.f_back.f_code.co_filename in library
         finally:
-            busy[0] = 0
+            leave(enabled)
         if not genuine or type_(answer) is not list_ or len_(answer) != 2:
             return
         state[2] += 1
@@ -235,7 +251,7 @@ def install(
 
     def official_failure() -> None:
         # counted when `_runtime.official_failure` raised it, called from the library's code
-        busy[0] = get_ident()
+        enabled = enter()
         try:
             raiser = getframe(2)  # 0: this function, 1: the hook, 2: what raised the event
             genuine = (
@@ -244,16 +260,16 @@ def install(
                 and raiser.f_back.f_code.co_filename in library
             )
         finally:
-            busy[0] = 0
+            leave(enabled)
         if genuine:
             state[4] += 1
 
     def caller_code() -> Any:
-        busy[0] = get_ident()
+        enabled = enter()
         try:
             return getframe(2).f_code  # 0: this function, 1: the hook, 2: what raised the event
         finally:
-            busy[0] = 0
+            leave(enabled)
 
     def hook(event: str, args: tuple) -> None:
         if not state[0] or busy[0] == get_ident():
