@@ -440,6 +440,11 @@ def attribute_refusal(name: str) -> tuple[str, str] | None:
     return None
 
 
+def _slot_items(value: ast.expr | None) -> list[ast.expr | None]:
+    """What a `__slots__` value lists: a display's items, else the value itself."""
+    return value.elts if isinstance(value, ast.Tuple | ast.List) else [value]
+
+
 def _slot_names(node: ast.ClassDef) -> Iterator[tuple[ast.stmt, str]]:
     """The names a class body's `__slots__` lists as text (members too: a protocol's
     `isinstance` reads them, a red team's `__slots__ = ("now", "obj")`), each with its
@@ -452,11 +457,9 @@ def _slot_names(node: ast.ClassDef) -> Iterator[tuple[ast.stmt, str]]:
             if isinstance(statement, ast.AnnAssign | ast.AugAssign)
             else []
         )
-        value = getattr(statement, "value", None)
         if not any(isinstance(t, ast.Name) and t.id == "__slots__" for t in targets):
             continue
-        items = value.elts if isinstance(value, ast.Tuple | ast.List) else [value]
-        for item in items:
+        for item in _slot_items(getattr(statement, "value", None)):
             if isinstance(item, ast.Constant) and type(item.value) is str:
                 yield statement, item.value
 
@@ -838,8 +841,9 @@ class _PolicyVisitor(ast.NodeVisitor):
         m; m = m`)."""
         for kind in self.bindings.get(name, ()):
             module = _bound_module(kind)
-            if module is not None and module_name(module) in REFLECTIVE_MODULE_NAMES:
-                return module_name(module)
+            named = module_name(module) if module is not None else None
+            if named in REFLECTIVE_MODULE_NAMES:
+                return named
         return None
 
     def module_bound(self, name: str) -> str | None:
@@ -881,7 +885,7 @@ class _PolicyVisitor(ast.NodeVisitor):
 
     def note_plain_slots(self, targets: list[ast.expr], value: ast.expr | None) -> None:
         """`__slots__ = "a"`, `("a", "b")` or `["a"]`: literal names, none of them special."""
-        items = value.elts if isinstance(value, ast.Tuple | ast.List) else [value]
+        items = _slot_items(value)
         if all(
             isinstance(item, ast.Constant)
             and type(item.value) is str
