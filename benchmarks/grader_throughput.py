@@ -1,9 +1,13 @@
 """Grader throughput: our sandboxed fork-server grader vs the official approach, in one run.
 
     python benchmarks/grader_throughput.py [--samples 300] [--rounds 3] [--workers N] [--data FILE]
+    python benchmarks/grader_throughput.py --responses FILE [--samples 300] ...
     python benchmarks/grader_throughput.py --memory 10000
 
-Samples: the dev set's NumPy references translated to the library, repeated to --samples.
+Samples: the dev set's NumPy references translated to the library, repeated to --samples: every
+one correct, so every one runs twice in our grader (the run and the perturbed rerun), the
+worst case for us. With --responses, a responses file's rows instead (e.g. the verdicts file's
+model responses), with their own mix of verdicts: what grading in an RL loop looks like.
 - ours: `Grader.grade_many` (warm fork servers, isolation layers, comparison in the parent);
 - official approach: one fresh `python -c` per sample that imports NumPy and the library, runs
   the code with the test calls appended and prints the results; as many at once as --workers;
@@ -44,6 +48,24 @@ def build_samples(data: Path, count: int):
             base.append((task, f"```python\n{code}\n```"))
     samples = [base[i % len(base)] for i in range(count)]
     return library, samples
+
+
+def response_samples(data: Path, responses: Path, count: int):
+    """The rows of a responses file (on the tasks of `data`), repeated to `count`."""
+    from sebench.data.sources import find_api_doc, load
+    from sebench.grading.responses import Item, read_responses
+    from sebench.library.cache import official_library
+
+    library = official_library(find_api_doc(data))
+    tasks = {task.task_id: task for task in load("single_test", data)}
+    base = [
+        (item.task, item.response)
+        for item in read_responses(responses, tasks)
+        if isinstance(item, Item) and item.response is not None
+    ]
+    if not base:
+        raise SystemExit(f"{responses}: no response on a task of {data}")
+    return library, [base[i % len(base)] for i in range(count)]
 
 
 class BareFork:
@@ -196,12 +218,14 @@ def rss_mb() -> float:
 
 
 def compare_mode(args) -> None:
-    library, samples = build_samples(args.data, args.samples)
+    if args.responses:
+        library, samples = response_samples(args.data, args.responses, args.samples)
+        what = f"responses of {args.responses.name}"
+    else:
+        library, samples = build_samples(args.data, args.samples)
+        what = f"translated references of {args.data.name}"
     workers = args.workers
-    print(
-        f"{len(samples)} samples (translated references of {args.data.name}), "
-        f"{workers} workers, {os.cpu_count()} CPUs"
-    )
+    print(f"{len(samples)} samples ({what}), {workers} workers, {os.cpu_count()} CPUs")
     ours, official, counts, split, fork_ms = run_rounds(library, samples, workers, args.rounds)
     for index, (ours_s, official_s, count) in enumerate(zip(ours, official, counts, strict=True)):
         ours_rate, official_rate = len(samples) / ours_s, count / official_s
@@ -265,6 +289,9 @@ def main() -> None:
         "--rounds", type=int, default=3, help="ours and the official approach, alternated"
     )
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument(
+        "--responses", type=Path, help="grade this responses file's rows (on --data's tasks)"
+    )
     parser.add_argument("--memory", type=int, default=0, help="grade N samples, report RSS")
     parser.add_argument("--bare-fork", nargs=3, help=argparse.SUPPRESS)  # the baseline's process
     args = parser.parse_args()

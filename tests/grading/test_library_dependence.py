@@ -1050,6 +1050,25 @@ def test_the_translated_references_of_the_dev_set_stay_correct(grader, dev_tasks
     assert sum(v.kind is VerdictKind.CORRECT for _, v in verdicts) >= floor
 
 
+def test_a_case_cut_off_at_the_output_cap_is_not_a_changed_answer(
+    seeded_grader, seeded_library, demo_tasks
+):
+    """Only a case that runs to its end counts as a changed answer: the case that crosses the
+    output cap is cut off, and its text differs from the answer by the cut. Here every rerun
+    case prints 600 KB (two of three cases must change: the first is complete, the second is
+    cut at the 1 MiB cap): one changed case is not enough."""
+    n = names_of(seeded_library)
+    tasks = [t for t in demo_tasks if t.selected_functions == ("mean",)]
+    assert tasks
+    tell = (
+        f"    if float({n.function}({n.constructor}([1.0, 2.0]))) != 1.5:\n"
+        "        return 'x' * 600_000\n"
+    )
+    verdicts = grade_all(seeded_grader, [(task, cheat(task, n, "", tell)) for task in tasks])
+    assert [v.kind for _, v in verdicts] == [VerdictKind.NO_LIBRARY] * len(tasks), verdicts
+    assert all(v.rule == RULE for _, v in verdicts)
+
+
 def test_noise_below_the_tolerance_does_not_make_a_cheat_depend_on_the_library(
     seeded_grader, seeded_library, demo_tasks
 ):

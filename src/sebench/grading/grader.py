@@ -341,9 +341,9 @@ class Grader:
 
         A bare call, an unused result or a call inside `try/except: pass` change no answer, and
         a call that hands its argument back (`ravel` of a flat list) computes nothing. Only a
-        case that runs to its end and prints something else counts: an error, a crash or a
-        timeout is not evidence, since a program can provoke those knowing nothing (a reshape
-        to its own perturbed shape raises). Half of the cases, not one: a program that answers
+        case that runs to its end and prints something else counts: an error, a crash, a
+        timeout or a case cut off at the output cap is not evidence, since a program can
+        provoke those knowing nothing (a reshape to its own perturbed shape raises). Half of the cases, not one: a program that answers
         right by chance (`random`, the clock) and differently in the rerun would otherwise earn
         the verdict one time in four; it must now be right in every case once and wrong in half
         of them after. The cases that count are read from the first run, which the program
@@ -403,11 +403,16 @@ class Grader:
         """Of the cases `indices`, those a perturbed run finished with another answer."""
         if rerun.setup_error is not None:
             return 0
+        cases = rerun.cases
+        if rerun.status is ExecStatus.OUTPUT_LIMIT:
+            # The case that crossed the output cap was cut off, not finished: its text differs
+            # from any answer by the cut alone (a red team's reading).
+            cases = cases[:-1]
         return sum(
             case.error_type is None
             and case.printed is not None
             and not outputs_match(case.printed, expected[index], self.tolerance)
-            for index, case in enumerate(rerun.cases)
+            for index, case in enumerate(cases)
             if index in indices
         )
 
