@@ -4,19 +4,24 @@ A red team of 2026-12-02 sorted the functions by `id()` (or `hash()`, or the add
 `repr()`): made in catalog order, NumPy's alphabetical one, consecutive functions had
 consecutive addresses, and a few probes of well-known functions fixed the order of the runs of
 addresses: the whole table, 0 of 278 names wrong, with 13 calls, `correct` on 55 of the 64 dev
-tasks knowing no name. The loader now makes them in an order drawn from a secret, one per pool
-(the same on every server: a run and its reruns must see one layout). A second red team then
-sorted the names themselves, written as literals: Python had interned them from the name
-table's file, in catalog order (`correct` on 40 dev tasks, with one call naming one function
-by NumPy's error message); the loader now interns each in the secret order."""
+tasks knowing no name. A second red team sorted the names themselves, written as literals:
+Python had interned them from the name table's file, in catalog order. The loader then made
+both in an order drawn from a secret, one per pool; a red team of 2026-12-03 found the pool's
+secret fixed for a whole RL run (`sebench serve-reward`, TRL's reward): "the function at rank
+211 by address" was the task's function in every job, reward 1.0 every time, knowing no name.
+Now the loader makes them in the library names' own sorted order: the layout is a function of
+the names alone, the same whichever NumPy function each name calls."""
 
 from __future__ import annotations
 
 import ast
-from importlib import resources
+import dataclasses
 
 from sebench.grading.sandbox import Job, SandboxConfig, SandboxPool
-from sebench.grading.sandbox.server import ORDER_VARIABLE
+from sebench.library.build import build_library
+from sebench.library.catalog import CONSTRUCTOR
+from sebench.library.names import generate_table
+from sebench.library.table import NameTable, make_entry
 
 # every function, as the program lists them (by library name: `__all__` is sorted so), in the
 # order of their addresses
@@ -53,27 +58,43 @@ def _neighbours(order: list[str], library) -> int:
     return sum(abs(place[a] - place[b]) == 1 for a, b in zip(order, order[1:], strict=False))
 
 
+def _remapped(table: NameTable) -> NameTable:
+    """The same names, each calling another NumPy function (the constructor aside): within the
+    top level and within the submodule, the names in reverse."""
+    entries = list(table.entries)
+    for group in (
+        [i for i, e in enumerate(entries) if not e.in_submodule and e.numpy_name != CONSTRUCTOR],
+        [i for i, e in enumerate(entries) if e.in_submodule],
+    ):
+        names = [entries[i].name for i in group]
+        for i, name in zip(group, reversed(names), strict=True):
+            entries[i] = make_entry(entries[i].numpy_name, name)
+    return dataclasses.replace(table, entries=tuple(entries))
+
+
 def test_the_functions_addresses_say_nothing_of_the_name_table(official_library):
     config = SandboxConfig(workers=2)
     with SandboxPool(official_library, config) as pool:
         orders = [_address_order(pool, official_library) for _ in range(4)]
-        fixed = pool.layers["fixed_layout"]
-    with SandboxPool(official_library, config) as other:
-        another = _address_order(other, official_library)
     # in catalog order 274 of 277 neighbours were neighbours; at random about 2; the names'
     # text, interned in the file's order, told it too (a second red team's)
     assert all(_neighbours(order, official_library) < 15 for order in orders[0])
-    if fixed:  # one layout on every server of a pool, a new one for a new pool
-        assert all(order == orders[0] for order in orders)
-        assert another != orders[0]
+    assert all(order == orders[0] for order in orders)
 
 
-def test_the_sandbox_and_the_loader_name_one_variable():
-    # the loader is a file of the built package, importable only from there
-    source = resources.files("sebench.library.runtime").joinpath("_loader.py").read_text()
-    found = [
-        node.value.value
-        for node in ast.parse(source).body
-        if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "ORDER_VARIABLE"
-    ]
-    assert found == [ORDER_VARIABLE]
+def test_the_layout_is_the_same_whichever_function_each_name_calls(tmp_path, api_doc_path):
+    """Two libraries with the same names, each name calling another NumPy function in the
+    second: the functions (and the names' literals) sorted by address come out alike, in two
+    pools each. A rank by address is then a name, whatever the grader's lifetime."""
+    table = generate_table(5)
+    other = _remapped(table)
+    assert other.numpy_to_library()["mean"] != table.numpy_to_library()["mean"]
+    orders = []
+    for index, each in enumerate((table, other, table, other)):
+        library = build_library(
+            each, tmp_path / f"lib{index}", api_doc_path=api_doc_path, origin="seed", seed=5
+        )
+        with SandboxPool(library, SandboxConfig(workers=1)) as pool:
+            orders.append(_address_order(pool, library))
+    assert orders[1] == orders[0]
+    assert orders[2:] == orders[:2]

@@ -123,9 +123,14 @@ def table_module(table: NameTable) -> str:
     # name at import, in the file's order, and a program's literal `"kocito"` is then that very
     # string, whose address, sorted with the others', told the catalog order (a red team's:
     # `correct` on 40 of the 64 dev tasks knowing no name). The pieces of a split are interned
-    # by no one; the loader interns each name in its secret order (`_loader.install`).
-    def text(entries: tuple) -> str:
-        return "".join(f"{e.numpy_name} {e.name}\n" for e in entries)
+    # by no one; the loader interns each name in the names' sorted order (`_loader.install`).
+    # Two texts, NumPy's names and the library's, split apart: split from one line per pair,
+    # the freed lines left holes of each pair's length, which the loader's strings then filled,
+    # at addresses that told the pairs apart.
+    def pairs(entries: tuple) -> str:
+        numpy_names = " ".join(e.numpy_name for e in entries)
+        names = " ".join(e.name for e in entries)
+        return f"tuple(zip({numpy_names!r}.split(), {names!r}.split()))"
 
     lines = [
         '"""The name table of this library (generated)."""',
@@ -133,8 +138,8 @@ def table_module(table: NameTable) -> str:
         f"SUBMODULE = {table.submodule!r}",
         f"CONSTRUCTOR = {CONSTRUCTOR!r}",
         "",
-        f"TOP_LEVEL = tuple(tuple(line.split()) for line in {text(table.top_level)!r}.splitlines())",
-        f"LINALG = tuple(tuple(line.split()) for line in {text(table.linalg)!r}.splitlines())",
+        f"TOP_LEVEL = {pairs(table.top_level)}",
+        f"LINALG = {pairs(table.linalg)}",
         "",
     ]
     return "\n".join(lines)

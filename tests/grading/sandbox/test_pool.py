@@ -186,6 +186,44 @@ def test_dead_server_gives_infra_error_and_is_replaced(standin_library):
         assert again.cases[0].printed == "5"
 
 
+def test_a_server_that_died_between_jobs_costs_the_next_job_nothing(standin_library):
+    """A server that ends after its reply (killed here; a failed clean-up ends it too) has not
+    been sent the next job, which is another sample's: that job runs on a fresh server (a red
+    team's: it was `infra_error`)."""
+    with SandboxPool(standin_library, SandboxConfig(workers=1)) as fragile:
+        first = fragile.run(Job("def solve(x):\n    return x\n", "solve", ("x=1",)))
+        assert first.cases[0].printed == "1"
+        (old_pid,) = fragile.server_pids()
+        os.kill(old_pid, 9)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and not _is_zombie_or_gone(old_pid):
+            time.sleep(0.01)
+        after = fragile.run(Job("def solve(x):\n    return x\n", "solve", ("x=2",)))
+        assert after.status is ExecStatus.OK, after
+        assert after.cases[0].printed == "2"
+        assert fragile.server_pids() != [old_pid]
+
+
+def _is_zombie_or_gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+def test_the_out_of_memory_killer_picks_the_sandbox_first(standin_library):
+    """Servers, zygotes and (inherited) children carry the highest score, so under memory
+    pressure the kernel kills a child near its cap, not the trainer or the grader beside it."""
+    from sebench.grading.sandbox import isolation
+
+    with SandboxPool(standin_library, SandboxConfig(workers=1)) as pool:
+        assert pool.layers["oom_first"], pool.details.get("oom_first")
+        for pid in pool.server_pids() + pool.zygote_pids():
+            with open(f"/proc/{pid}/oom_score_adj") as handle:
+                assert int(handle.read()) == isolation.OOM_SCORE_ADJ
+
+
 def test_library_that_cannot_be_imported_is_a_clear_error(tmp_path):
     from tests.grading.sandbox.conftest import StandInLibrary
 

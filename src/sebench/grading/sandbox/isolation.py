@@ -64,6 +64,7 @@ LAYERS = (
     "introspection",
     "fixed_layout",
     "fixed_clock",
+    "oom_first",
 )
 # The layers that confine what code can reach; rlimits and process groups only bound resources.
 CONTAINMENT = ("network_namespace", "uid_drop", "landlock", "seccomp")
@@ -71,6 +72,7 @@ CONTAINMENT = ("network_namespace", "uid_drop", "landlock", "seccomp")
 # kernel's memory for them (a red team's job of empty nested folders grew ~12 MB a job).
 # Honest programs make a few files, if any.
 SCRATCH_INODES = 4096
+OOM_SCORE_ADJ = 1000  # the most: chosen first by the out-of-memory killer
 
 _PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER, _PR_SET_NO_NEW_PRIVS = 1, 36, 38
 _CLONE_NEWNS, _CLONE_NEWIPC = 0x00020000, 0x08000000
@@ -234,6 +236,15 @@ def setup_server(
         details["fixed_clock"] = clock_refused
     if not layers["fixed_layout"]:
         details["fixed_layout"] = "; ".join(_layout_refused) or "not started by the server"
+    try:
+        # Under memory pressure the kernel's out-of-memory killer picks the sandbox (its
+        # largest process: a child near its memory cap) before the trainer or the grader beside
+        # it; children inherit it. A red team's note: one worker per core, ~1 GiB a child.
+        with open("/proc/self/oom_score_adj", "w") as handle:
+            handle.write(str(OOM_SCORE_ADJ))
+        layers["oom_first"] = True
+    except OSError as exc:
+        details["oom_first"] = str(exc)
     try:
         prctl(_PR_SET_CHILD_SUBREAPER, 1)
         layers["subreaper"] = True

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import os
 import queue
-import secrets
 import signal
 import subprocess
 import tempfile
@@ -45,7 +44,7 @@ class LibraryLike(Protocol):
 class _Server:
     """One fork-server process and its pipes (used by one thread at a time)."""
 
-    def __init__(self, library: LibraryLike, config: SandboxConfig, slot: int, order: str) -> None:
+    def __init__(self, library: LibraryLike, config: SandboxConfig, slot: int) -> None:
         self.slot = slot
         self.log = tempfile.TemporaryFile()  # noqa: SIM115 - the server's stderr, closed in close()
         self.process = subprocess.Popen(
@@ -61,13 +60,13 @@ class _Server:
         self.reader = protocol.FrameReader(self.process.stdout.fileno(), max_frame=MAX_REPLY_BYTES)
         self.in_fd = self.process.stdin.fileno()
         try:
-            self.hello = self._handshake(library, config, order)
+            self.hello = self._handshake(library, config)
         except BaseException:
             self.kill()
             self.log.close()
             raise
 
-    def _handshake(self, library: LibraryLike, config: SandboxConfig, order: str) -> dict:
+    def _handshake(self, library: LibraryLike, config: SandboxConfig) -> dict:
         protocol.write_frame(
             self.in_fd,
             {
@@ -76,7 +75,6 @@ class _Server:
                     "root": str(library.root),
                     "package": library.package,
                     "submodule": library.submodule,
-                    "order": order,
                 },
             },
         )
@@ -126,10 +124,6 @@ class SandboxPool:
     def __init__(self, library: LibraryLike, config: SandboxConfig | None = None) -> None:
         self.library = library
         self.config = config or SandboxConfig()
-        # The order in which every server of this pool makes the library's functions: one
-        # secret for all of them, so that a program's run and its reruns, on any server, see
-        # the same layout (`library.runtime._loader`)
-        self._order = secrets.token_hex(16)
         self._idle: queue.Queue[_Server] = queue.Queue()
         self._servers: list[_Server] = []
         self._lock = threading.Lock()
@@ -151,7 +145,7 @@ class SandboxPool:
 
         def start_one(slot: int) -> None:
             try:
-                started[slot] = _Server(self.library, self.config, slot, self._order)
+                started[slot] = _Server(self.library, self.config, slot)
             except BaseException as exc:  # reported below, after every thread has finished
                 started[slot] = exc
 
@@ -196,6 +190,11 @@ class SandboxPool:
             job.code, job.entry_point, job.test_inputs, job.perturbation, job.cases, job.evidence
         )
         server = self._idle.get()
+        if server.process.poll() is not None:
+            # It ended after its last reply (its clean-up failed, or it was killed): this job
+            # has not been sent, and is another sample's, which must not pay for it (a red
+            # team's: the next job after a killed server was `infra_error`).
+            server = self._replace(server)
         started = time.perf_counter()
         try:
             reply = server.request(frame, self.config.timeout_s)
@@ -220,7 +219,7 @@ class SandboxPool:
         if self._closed:
             return server
         try:
-            replacement = _Server(self.library, self.config, server.slot, self._order)
+            replacement = _Server(self.library, self.config, server.slot)
         except (OSError, protocol.ProtocolError):
             return server  # the next job tries again and is reported as INFRA_ERROR meanwhile
         server.log.close()

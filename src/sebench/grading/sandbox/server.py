@@ -98,9 +98,6 @@ PREIMPORTS = (
 )
 
 
-# The variable the library's loader reads its secret order from (`_loader.ORDER_VARIABLE`: the
-# built package imports nothing of sebench)
-ORDER_VARIABLE = "SEBENCH_LIBRARY_ORDER"
 # NumPy-form tasks may use NumPy's submodules: loaded here once rather than in every child.
 # Not `numpy.random`, which imports `threading` (a fork handler: see test_server_imports); a
 # solution that uses it imports it in its own child.
@@ -189,13 +186,7 @@ class Server:
         self.config = config
         sys.path.insert(0, library["root"])
         package = library["package"]
-        # the pool's secret order of the library's functions, read by its loader at import and
-        # gone before any child exists
-        os.environ[ORDER_VARIABLE] = str(library.get("order", ""))
-        try:
-            importlib.import_module(package)
-        finally:
-            del os.environ[ORDER_VARIABLE]
+        importlib.import_module(package)
         importlib.import_module(f"{package}.{library['submodule']}")
         runtime = importlib.import_module(f"{package}._runtime")
         # listed before the mount namespace may hide the library's folder (a root under /tmp)

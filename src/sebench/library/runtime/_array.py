@@ -103,7 +103,7 @@ def _isolated(function, name):
 
 
 def build(np, package, call, official_failure, official_trial_wanted):
-    """(ZWCArray, make_function) for the package `package`.
+    """(ZWCArray, make_target, make_function) for the package `package`.
 
     `call(target, is_constructor, args, kwargs)` (`_runtime.call`) makes every library function
     call: the grader's audit hook counts it there, and perturbs its result in a perturbed run.
@@ -955,10 +955,13 @@ def build(np, package, call, official_failure, official_trial_wanted):
 
         return target
 
-    def make_function(target, name, module, is_constructor, doc):
-        """The library function `module.name` calling `target` (None: not available here)."""
-        return _function(
-            target if target is not None else _missing(name), name, module, is_constructor, doc
-        )
+    def make_target(target, name):
+        """What the library function `name` calls: `target`, or, where this NumPy lacks it
+        (None), a function that says so."""
+        return target if target is not None else _missing(name)
 
-    return ZWCArray, make_function
+    def make_function(target, name, module, is_constructor, doc):
+        """The library function `module.name` calling `target` (from `make_target`)."""
+        return _function(target, name, module, is_constructor, doc)
+
+    return ZWCArray, make_target, make_function

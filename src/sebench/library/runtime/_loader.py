@@ -1,7 +1,5 @@
 """Assembles the package at import time from the generated name table (`_table.py`)."""
 
-import os
-import random
 import sys
 from importlib.machinery import ModuleSpec
 
@@ -41,25 +39,23 @@ def _resolve(numpy_name):
     return None
 
 
-# The secret that orders the making of the functions (the grader's sandbox sets it, one for all
-# its servers; elsewhere the system's randomness). In catalog order, NumPy's alphabetical one,
-# consecutive functions got consecutive addresses, and `id`, `hash` or `repr` of the functions,
-# sorted, gave a program the whole name table with no call at all (a red team's: `correct` on
-# 55 of the 64 dev tasks knowing no name). Made in a secret order, the functions' addresses,
-# and the order of the package's attributes, say nothing of which NumPy function each is.
-ORDER_VARIABLE = "SEBENCH_LIBRARY_ORDER"
-
-
-def _secret_order(entries):
-    secret = os.environ.get(ORDER_VARIABLE) or os.urandom(16).hex()
-    shuffled = list(entries)
-    random.Random(secret).shuffle(shuffled)
-    return shuffled
+# The order in which the functions are made: the library's names, sorted (top level, then the
+# submodule), which anyone can list. An object's address follows the order it was made in, so
+# `id`, `hash` or `repr` of the functions, sorted, give a program this order and nothing else.
+# Made in catalog order, NumPy's alphabetical one, they gave it the whole name table (a red
+# team's: `correct` on 55 of the 64 dev tasks knowing no name). Then in an order drawn from a
+# secret, one per grader: within an RL run, whose grader lives as long as the run, the
+# function at a given rank was the same in every job, so a program that called "the 211th
+# function by address" earned reward 1.0 every time once a group had found the rank, knowing
+# no name (a red team's, through `sebench serve-reward` and TRL's reward). In the names' own
+# order, a rank is a name: finding it is learning that name.
+def _public_order(entries):
+    return sorted(entries, key=lambda entry: (entry[1], entry[3]))  # (module, library name)
 
 
 def install(name):
     package = sys.modules[name]
-    zwc_array, make_function = _array.build(
+    zwc_array, make_target, make_function = _array.build(
         numpy, name, _runtime.call, _runtime.official_failure, _runtime.official_trial_wanted
     )
     sub_name = f"{name}.{_table.SUBMODULE}"
@@ -68,20 +64,20 @@ def install(name):
     sub.__file__ = package.__file__
     sub.__package__ = name
 
-    def add(module, module_name, numpy_name, lib_name):
-        # a new string, made now: `setattr` interns it, so a program's literal of the name is
-        # this one, at an address of the secret order (`_table` interns no name)
-        lib_name = lib_name[:1] + lib_name[1:]
-        doc = f"`{module_name}.{lib_name}`: see the `{name}` API documentation."
-        function = make_function(
-            _resolve(numpy_name), lib_name, module_name, numpy_name == _table.CONSTRUCTOR, doc
-        )
-        setattr(module, lib_name, function)
-
     entries = [(package, name, *entry) for entry in _table.TOP_LEVEL]
     entries += [(sub, sub_name, *entry) for entry in _table.LINALG]
-    for module, module_name, numpy_name, lib_name in _secret_order(entries):
-        add(module, module_name, numpy_name, lib_name)
+    entries = _public_order(entries)
+    # Everything that depends on the NumPy function first, for all of them: made in the loop
+    # below, a stand-in for a function this NumPy lacks would shift the addresses after it.
+    targets = [make_target(_resolve(numpy_name), lib) for _, _, numpy_name, lib in entries]
+    for index, (module, module_name, numpy_name, lib_name) in enumerate(entries):
+        # a new string, made now: `setattr` interns it, so a program's literal of the name is
+        # this one, at an address of the public order (`_table` interns no name)
+        lib_name = lib_name[:1] + lib_name[1:]
+        doc = f"`{module_name}.{lib_name}`: see the `{name}` API documentation."
+        constructor = numpy_name == _table.CONSTRUCTOR
+        function = make_function(targets[index], lib_name, module_name, constructor, doc)
+        setattr(module, lib_name, function)
     sub.__all__ = sorted(lib for _, lib in _table.LINALG)
     package.ZWCArray = zwc_array
     setattr(package, _table.SUBMODULE, sub)
