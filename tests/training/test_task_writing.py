@@ -305,3 +305,18 @@ def test_bad_input_exits_2_saying_what_to_fix(tmp_path, seeded_lib, args, messag
         run = _sebench("tasks", "generate", "--out", str(tmp_path / "t.jsonl"), *base, *args)
     assert run.returncode == 2, run.stdout + run.stderr
     assert message in " ".join((run.stdout + run.stderr).split())
+
+
+def test_written_tasks_that_differ_only_in_their_inputs_get_two_ids() -> None:
+    """Query, signature and outputs alike, inputs (and reference) not: one id made a resumed
+    round refuse its own file and GRPO keep only the last (a red team's)."""
+    from sebench.data.generate.written import WrittenDraft
+    from sebench.training.task_writing import written_task_id
+
+    def draft(inputs: tuple[str, ...]) -> WrittenDraft:
+        return WrittenDraft("Return x.", "def solve(x):", "solve", "def solve(x): ...", inputs, ())
+
+    first, second = draft(("x=[1]", "x=[2]")), draft(("x=[3]", "x=[4]"))
+    expected = ("1", "2")
+    assert written_task_id(first, expected) != written_task_id(second, expected)
+    assert written_task_id(first, expected) == written_task_id(draft(first.test_inputs), expected)

@@ -541,6 +541,14 @@ def _consensus(
 # -- rows and resuming ---------------------------------------------------------------------
 
 
+def written_task_id(draft: WrittenDraft, expected: tuple[str, ...]) -> str:
+    """The official rows' id (query, signature, outputs) with the inputs too: two written tasks
+    that differ only in their inputs and reference got one id (a red team's), and a resumed
+    round then refused its own file, GRPO kept only the last of them."""
+    inputs = "\x00".join(draft.test_inputs)
+    return make_task_id(SPLIT, draft.query, draft.signature, "#".join(expected) + "\x00" + inputs)
+
+
 def _task(candidate: _Candidate, expected: tuple[str, ...]) -> Task:
     draft, request = candidate.draft, candidate.request
     wrong = sum(
@@ -549,7 +557,7 @@ def _task(candidate: _Candidate, expected: tuple[str, ...]) -> Task:
         if not outputs_match(claimed, actual)
     ) + max(0, len(expected) - len(draft.claimed_outputs))
     return Task(
-        task_id=make_task_id(SPLIT, draft.query, draft.signature, "#".join(expected)),
+        task_id=written_task_id(draft, expected),
         split=SPLIT,
         query=draft.query,
         signature=draft.signature,

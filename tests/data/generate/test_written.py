@@ -55,6 +55,24 @@ def test_a_malformed_answer_says_what_is_wrong(change, message) -> None:
         parse_answer(_answer(**change))
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x=1)(x=0",  # closes the grader's call and opens another
+        "x=__import__('os').getpid())(x=0",
+        "x=[1], axis=0).real(x=0",
+        "x=[1], axis=0)[0](x=0",
+        "x=(Zq := type('Zq', (), {})) and 0).__class__(x=0",
+    ],
+)
+def test_an_input_that_escapes_the_call_is_refused(text) -> None:
+    """The grader runs each input as `solve(<input>)`: text that ends that call and makes
+    another ran its own code in the graded run (a red team's self-play task: any solution
+    `correct`)."""
+    with pytest.raises(Malformed, match="not keyword arguments"):
+        parse_answer(_answer(test_inputs=[*INPUTS[:5], text]))
+
+
 def test_nan_and_infinity_count_as_literal_inputs() -> None:
     inputs = [*INPUTS[:5], "x=[[float('nan'), 2], [float('-inf'), 4]], axis=0"]
     assert parse_answer(_answer(test_inputs=inputs)).test_inputs[-1].startswith("x=[[float")

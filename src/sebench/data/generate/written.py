@@ -225,7 +225,17 @@ def _check_input(text: str, params: tuple[str, ...]) -> None:
         call = ast.parse(f"f({text})", mode="eval").body
     except SyntaxError:
         raise Malformed(f"test input is not keyword arguments: {text[:80]!r}") from None
-    if not isinstance(call, ast.Call) or call.args or not call.keywords:
+    # The call itself must be `f`'s: the grader runs the text as `solve(<text>)`, and a text
+    # that closes that call and opens another (`x=<any code>)(x=0`) ran its code in the graded
+    # program's run, where its library calls counted as the program's: any solution, `return
+    # None` too, was `correct` on such a task (a red team's, through the self-play pipeline).
+    if (
+        not isinstance(call, ast.Call)
+        or not isinstance(call.func, ast.Name)
+        or call.func.id != "f"
+        or call.args
+        or not call.keywords
+    ):
         raise Malformed(f"test input is not keyword arguments: {text[:80]!r}")
     for keyword in call.keywords:
         if keyword.arg not in params:
