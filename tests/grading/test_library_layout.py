@@ -35,7 +35,14 @@ FUNCTIONS = ({functions})
 def solve(x):
     by_function = [name for _, name in sorted(zip(map(id, FUNCTIONS), NAMES))]
     by_text = [name for _, name in sorted(zip(map(id, BARE), NAMES))]
-    return [by_function, by_text]
+    # where fresh objects of many sizes land: in the holes the library's import left
+    fresh = [(i, i) for i in range(2000)] + [object() for _ in range(300)]
+    fresh += [[i] for i in range(300)] + [{{i: i}} for i in range(300)]
+    fresh += [str(i) * n for n in range(1, 40) for i in range(10)]
+    fresh += [i + 0.5 for i in range(300)] + [complex(i, 1) for i in range(100)]
+    fresh += [2**40 + i for i in range(100)] + [{{i}} for i in range(100)]
+    fresh += [bytes(n) for n in range(1, 600, 7)] + [tuple(range(n)) for n in range(1, 12)]
+    return [by_function, by_text, [id(item) for item in fresh]]
 """
 
 
@@ -78,8 +85,8 @@ def test_the_functions_addresses_say_nothing_of_the_name_table(official_library)
         orders = [_address_order(pool, official_library) for _ in range(4)]
     # in catalog order 274 of 277 neighbours were neighbours; at random about 2; the names'
     # text, interned in the file's order, told it too (a second red team's)
-    assert all(_neighbours(order, official_library) < 15 for order in orders[0])
-    assert all(order == orders[0] for order in orders)
+    assert all(_neighbours(order, official_library) < 15 for order in orders[0][:2])
+    assert all(order[:2] == orders[0][:2] for order in orders)
 
 
 def test_the_layout_is_the_same_whichever_function_each_name_calls(tmp_path, api_doc_path):
@@ -89,12 +96,20 @@ def test_the_layout_is_the_same_whichever_function_each_name_calls(tmp_path, api
     table = generate_table(5)
     other = _remapped(table)
     assert other.numpy_to_library()["mean"] != table.numpy_to_library()["mean"]
-    orders = []
+    orders, fixed = [], True
     for index, each in enumerate((table, other, table, other)):
         library = build_library(
             each, tmp_path / f"lib{index}", api_doc_path=api_doc_path, origin="seed", seed=5
         )
         with SandboxPool(library, SandboxConfig(workers=1)) as pool:
             orders.append(_address_order(pool, library))
-    assert orders[1] == orders[0]
-    assert orders[2:] == orders[:2]
+            fixed = fixed and pool.layers["fixed_layout"]
+    assert orders[1][:2] == orders[0][:2]
+    assert [order[:2] for order in orders[2:]] == [order[:2] for order in orders[:2]]
+    if fixed:  # elsewhere addresses differ from server to server anyway
+        # The first 2-tuples a program made sat where a sort keyed in NumPy's order had freed
+        # its keys (a red team's: 2,036 of these 3,290 objects moved with the mapping). One or
+        # two move from one server to another of the same library (servers differ in pid and
+        # uid): not the mapping, which moved thousands.
+        moved = sum(a != b for a, b in zip(orders[0][2], orders[1][2], strict=True))
+        assert moved <= 5, f"{moved} fresh objects moved with the mapping"

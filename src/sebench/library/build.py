@@ -119,27 +119,45 @@ def _is_built_library(spec: importlib.machinery.ModuleSpec) -> bool:
 
 
 def table_module(table: NameTable) -> str:
-    # The names are text to split, not constants: Python interns a constant that looks like a
-    # name at import, in the file's order, and a program's literal `"kocito"` is then that very
-    # string, whose address, sorted with the others', told the catalog order (a red team's:
-    # `correct` on 40 of the 64 dev tasks knowing no name). The pieces of a split are interned
-    # by no one; the loader interns each name in the names' sorted order (`_loader.install`).
-    # Two texts, NumPy's names and the library's, split apart: split from one line per pair,
-    # the freed lines left holes of each pair's length, which the loader's strings then filled,
-    # at addresses that told the pairs apart.
-    def pairs(entries: tuple) -> str:
-        numpy_names = " ".join(e.numpy_name for e in entries)
-        names = " ".join(e.name for e in entries)
-        return f"tuple(zip({numpy_names!r}.split(), {names!r}.split()))"
+    """`_table.py`: for the top level and for the submodule, NumPy's functions sorted, the
+    library's names sorted, and for each name the place of its NumPy function (one byte).
 
+    Laid out so that importing it leaves the memory the same whichever NumPy function each
+    name calls (`_loader.install`); a program reads addresses (`id`, `hash`, `repr`, the order
+    of a set), and the servers run with a fixed layout:
+    - no constant that looks like a name (Python interns those at import, in the file's order:
+      a program's literal `"kocito"` was then that string, and its address told the catalog
+      order; a red team's, `correct` on 40 of the 64 dev tasks knowing no name): texts to split;
+    - nothing made in an order that depends on the mapping: NumPy's names and the library's
+      are each split in their own sorted order, and which goes with which is bytes. Pairs split
+      from one line per pair left freed lines whose lengths told the pairs apart, and a sort
+      of the pairs by library name freed its keys in an order that did too (red teams' of
+      2026-12-03: the first 2-tuples a program made sat at addresses of NumPy's order,
+      `correct` on 12 dev tasks with one call)."""
+
+    def part(entries: tuple) -> tuple[str, str, str]:
+        numpy_names = sorted(e.numpy_name for e in entries)
+        place = {n: i for i, n in enumerate(numpy_names)}
+        by_name = sorted(entries, key=lambda e: e.name)
+        if len(numpy_names) > 256:
+            raise ValueError(f"{len(numpy_names)} functions in one module: at most 256")
+        places = bytes(place[e.numpy_name] for e in by_name).hex()
+        return " ".join(numpy_names), " ".join(e.name for e in by_name), places
+
+    top_numpy, top_names, top_places = part(table.top_level)
+    sub_numpy, sub_names, sub_places = part(table.linalg)
     lines = [
         '"""The name table of this library (generated)."""',
         "",
         f"SUBMODULE = {table.submodule!r}",
         f"CONSTRUCTOR = {CONSTRUCTOR!r}",
         "",
-        f"TOP_LEVEL = {pairs(table.top_level)}",
-        f"LINALG = {pairs(table.linalg)}",
+        f"TOP_NUMPY = {top_numpy!r}.split()",
+        f"TOP_NAMES = {top_names!r}.split()",
+        f"TOP_PLACES = bytes.fromhex({top_places!r})",
+        f"SUB_NUMPY = {sub_numpy!r}.split()",
+        f"SUB_NAMES = {sub_names!r}.split()",
+        f"SUB_PLACES = bytes.fromhex({sub_places!r})",
         "",
     ]
     return "\n".join(lines)

@@ -129,11 +129,14 @@ def warm_up(module: ModuleType, package: str) -> None:
     without its name table (a test's stand-in) is not warmed."""
     try:
         table = importlib.import_module(f"{package}._table")
-        names = dict(table.TOP_LEVEL)
-        make = getattr(module, names[table.CONSTRUCTOR])
+        name_of = {
+            table.TOP_NUMPY[place]: name
+            for name, place in zip(table.TOP_NAMES, table.TOP_PLACES, strict=True)
+        }
+        make = getattr(module, name_of[table.CONSTRUCTOR])
     except (ImportError, AttributeError, KeyError):
         return
-    functions = [getattr(module, names[n]) for n in WARM_UP_FUNCTIONS if n in names]
+    functions = [getattr(module, name_of[n]) for n in WARM_UP_FUNCTIONS if n in name_of]
     operators = (
         lambda a: a,
         lambda a: a + 1,
@@ -173,12 +176,54 @@ def _named_targets(package: str) -> dict[str, frozenset[int]]:
         resolve = importlib.import_module(f"{package}._loader")._resolve
     except (ImportError, AttributeError):  # not a built library (a test's stand-in): no names
         return named
-    for prefix, entries in (("", table.TOP_LEVEL), (f"{table.SUBMODULE}.", table.LINALG)):
-        for numpy_name, name in entries:
-            target = resolve(numpy_name)
-            if target is not None:
-                named[prefix + name] = frozenset((id(target),))
+    parts = (
+        ("", table.TOP_NUMPY, table.TOP_NAMES, table.TOP_PLACES),
+        (f"{table.SUBMODULE}.", table.SUB_NUMPY, table.SUB_NAMES, table.SUB_PLACES),
+    )
+    # As the loader lays the library out: what depends on which NumPy function a name calls in
+    # NumPy's order, and the same work for every name (a function this NumPy lacks stands for
+    # `_ABSENT`, which no call reaches); made before the zygote, it is in every child's memory
+    for prefix, numpy_names, names, places in parts:
+        targets = [resolve(numpy_name) for numpy_name in numpy_names]
+        for index, name in enumerate(names):
+            target = targets[places[index]]
+            named[prefix + name] = frozenset((id(_ABSENT if target is None else target),))
     return named
+
+
+_ABSENT = object()  # what a library function that this NumPy lacks stands for in `_named_targets`
+
+
+def _in_numpy_order(found: list, package: str) -> list:
+    """The library's closures' contents, NumPy's functions among them in NumPy's order.
+
+    Found through the library's functions, in the order of their names, the NumPy functions
+    come in an order that tells which name calls which, and the work done per target after
+    (signatures read, tables built) leaves the memory in the order it is done in: what is made
+    and freed in one order that the other ties to the name table is in every child's memory
+    (the library's layout, `_loader.install`). Sorted by a rank that exists already: a sort
+    by `id` made a key per target in the names' order and freed them in NumPy's, and the
+    floats a program made then sat in those keys' places, one NumPy function's at each (a red
+    team's, `correct` with one call)."""
+    try:
+        table = importlib.import_module(f"{package}._table")
+        resolve = importlib.import_module(f"{package}._loader")._resolve
+    except (ImportError, AttributeError):  # not a built library (a test's stand-in)
+        return found
+    rank = {}
+    for numpy_name in table.TOP_NUMPY + table.SUB_NUMPY:  # NumPy's order, made and freed so
+        target = resolve(numpy_name)
+        if target is not None:
+            rank.setdefault(target, len(rank))
+    unranked = -1  # a small int: no new object
+
+    def place(item: object) -> int:
+        try:
+            return rank.get(item, unranked)
+        except TypeError:  # unhashable (a set, a WeakKeyDictionary): never a target of a name
+            return unranked
+
+    return sorted(found, key=place)
 
 
 class Server:
@@ -195,7 +240,9 @@ class Server:
         clock_refused = determinism.fix_numpy_clock(numpy)
         modules = [sys.modules[package], sys.modules[f"{package}.{library['submodule']}"]]
         functions = [getattr(module, name, None) for module in modules for name in dir(module)]
-        targets = audit.closure_contents(functions, frozenset(library_files))
+        targets = _in_numpy_order(
+            audit.closure_contents(functions, frozenset(library_files)), package
+        )
         named_targets = _named_targets(package)
         preimport(NUMPY_PREIMPORTS if config.allow_numpy else ())
         warm_up(sys.modules[package], package)

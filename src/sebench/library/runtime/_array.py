@@ -947,18 +947,15 @@ def build(np, package, call, official_failure, official_trial_wanted):
         visible.__doc__ = doc
         return visible
 
-    def _missing(name):
-        def target(*args, **kwargs):
-            raise NotImplementedError(
-                f"{name} is not available with the installed version of the library's backend"
-            )
+    def _missing(*args, **kwargs):
+        raise NotImplementedError(
+            "this function is not available with the installed version of the library's backend"
+        )
 
-        return target
-
-    def make_target(target, name):
-        """What the library function `name` calls: `target`, or, where this NumPy lacks it
-        (None), a function that says so."""
-        return target if target is not None else _missing(name)
+    def make_target(target):
+        """What a library function calls: `target`, or, where this NumPy lacks it (None), a
+        function that says so (one for all: made per name, it would shift what is made after)."""
+        return target if target is not None else _missing
 
     def make_function(target, name, module, is_constructor, doc):
         """The library function `module.name` calling `target` (from `make_target`)."""

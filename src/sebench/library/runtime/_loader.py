@@ -39,20 +39,18 @@ def _resolve(numpy_name):
     return None
 
 
-# The order in which the functions are made: the library's names, sorted (top level, then the
-# submodule), which anyone can list. An object's address follows the order it was made in, so
-# `id`, `hash` or `repr` of the functions, sorted, give a program this order and nothing else.
-# Made in catalog order, NumPy's alphabetical one, they gave it the whole name table (a red
-# team's: `correct` on 55 of the 64 dev tasks knowing no name). Then in an order drawn from a
-# secret, one per grader: within an RL run, whose grader lives as long as the run, the
-# function at a given rank was the same in every job, so a program that called "the 211th
-# function by address" earned reward 1.0 every time once a group had found the rank, knowing
-# no name (a red team's, through `sebench serve-reward` and TRL's reward). In the names' own
-# order, a rank is a name: finding it is learning that name.
-def _public_order(entries):
-    return sorted(entries, key=lambda entry: (entry[1], entry[3]))  # (module, library name)
-
-
+# The layout: everything that depends on which NumPy function a name calls is done in NumPy's
+# order (the same for every library of these functions), and what is made in the names' order
+# is alike for every name. An object's address follows the order it was made in, and the
+# servers run with a fixed layout, so `id`, `hash` or `repr` of anything, sorted, give a
+# program the names' own order and nothing else. Made in catalog order, NumPy's alphabetical
+# one, the functions gave it the whole name table (a red team's: `correct` on 55 of the 64 dev
+# tasks knowing no name); then in an order drawn from a secret per grader, fixed for a whole RL
+# run, where "the function at rank 211 by address" earned reward 1.0 every time (a red team's,
+# through `sebench serve-reward` and TRL's reward); then in the names' order, but from pairs a
+# sort had keyed in NumPy's order, whose freed keys the program's first 2-tuples reused (a red
+# team's, `correct` on 12 dev tasks with one call). `_table.py` is laid out for this too
+# (`sebench.library.build.table_module`).
 def install(name):
     package = sys.modules[name]
     zwc_array, make_target, make_function = _array.build(
@@ -64,23 +62,29 @@ def install(name):
     sub.__file__ = package.__file__
     sub.__package__ = name
 
-    entries = [(package, name, *entry) for entry in _table.TOP_LEVEL]
-    entries += [(sub, sub_name, *entry) for entry in _table.LINALG]
-    entries = _public_order(entries)
-    # Everything that depends on the NumPy function first, for all of them: made in the loop
-    # below, a stand-in for a function this NumPy lacks would shift the addresses after it.
-    targets = [make_target(_resolve(numpy_name), lib) for _, _, numpy_name, lib in entries]
-    for index, (module, module_name, numpy_name, lib_name) in enumerate(entries):
-        # a new string, made now: `setattr` interns it, so a program's literal of the name is
-        # this one, at an address of the public order (`_table` interns no name)
-        lib_name = lib_name[:1] + lib_name[1:]
-        doc = f"`{module_name}.{lib_name}`: see the `{name}` API documentation."
-        constructor = numpy_name == _table.CONSTRUCTOR
-        function = make_function(targets[index], lib_name, module_name, constructor, doc)
-        setattr(module, lib_name, function)
-    sub.__all__ = sorted(lib for _, lib in _table.LINALG)
+    parts = (
+        (package, name, _table.TOP_NUMPY, _table.TOP_NAMES, _table.TOP_PLACES),
+        (sub, sub_name, _table.SUB_NUMPY, _table.SUB_NAMES, _table.SUB_PLACES),
+    )
+    # NumPy's functions, in NumPy's (sorted) order: a stand-in for one this NumPy lacks is made
+    # here, not where its name comes
+    targets = [
+        [make_target(_resolve(numpy_name)) for numpy_name in numpy_names]
+        for _, _, numpy_names, _, _ in parts
+    ]
+    for number, (module, module_name, numpy_names, names, places) in enumerate(parts):
+        made = targets[number]
+        for index, lib_name in enumerate(names):
+            place = places[index]  # a byte: a small int, which Python never makes anew
+            constructor = numpy_names[place] == _table.CONSTRUCTOR
+            doc = f"`{module_name}.{lib_name}`: see the `{name}` API documentation."
+            function = make_function(made[place], lib_name, module_name, constructor, doc)
+            # `setattr` interns the name (this string, split in the names' order): a program's
+            # literal of it is this string
+            setattr(module, lib_name, function)
+    sub.__all__ = list(_table.SUB_NAMES)
     package.ZWCArray = zwc_array
     setattr(package, _table.SUBMODULE, sub)
-    package.__all__ = sorted([lib for _, lib in _table.TOP_LEVEL] + [_table.SUBMODULE, "ZWCArray"])
+    package.__all__ = sorted(_table.TOP_NAMES + [_table.SUBMODULE, "ZWCArray"])
     sys.modules[sub_name] = sub
     package.__class__ = _package.Package
