@@ -73,6 +73,15 @@ def test_an_input_that_escapes_the_call_is_refused(text) -> None:
         parse_answer(_answer(test_inputs=[*INPUTS[:5], text]))
 
 
+def test_inputs_are_distinct_as_arguments_not_as_text() -> None:
+    """Five spellings of one value are one test case (a red team's passed as five)."""
+    spellings = ["x=[1.5], axis=0", "x=[1.5,], axis=0", "x=[ 1.5 ], axis=0", "axis=0, x=[1.5]"]
+    with pytest.raises(Malformed, match="distinct test inputs"):
+        parse_answer(_answer(test_inputs=[*spellings, *INPUTS[:3]]))
+    draft = parse_answer(_answer(test_inputs=[*spellings, *INPUTS[:4]]))
+    assert draft.test_inputs == (spellings[0], *INPUTS[:4])
+
+
 def test_nan_and_infinity_count_as_literal_inputs() -> None:
     inputs = [*INPUTS[:5], "x=[[float('nan'), 2], [float('-inf'), 4]], axis=0"]
     assert parse_answer(_answer(test_inputs=inputs)).test_inputs[-1].startswith("x=[[float")

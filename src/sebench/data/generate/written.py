@@ -127,11 +127,15 @@ def parse_answer(text: str, *, min_cases: int = MIN_CASES) -> WrittenDraft:
     inputs = data.get("test_inputs")
     if not isinstance(inputs, list) or not all(isinstance(item, str) for item in inputs):
         raise Malformed("`test_inputs` is not a list of strings")
-    unique = tuple(dict.fromkeys(item.strip() for item in inputs if item.strip()))
+    texts = tuple(dict.fromkeys(item.strip() for item in inputs if item.strip()))
+    for item in texts:
+        _check_input(item, params)
+    # Distinct as arguments, not as text: `x=[1.5]`, `x=[1.5,]` and `x=[ 1.5 ]` are one case
+    # (a red team's five spellings of one value passed as five)
+    by_value = {_argument_key(item): item for item in reversed(texts)}
+    unique = tuple(item for item in texts if by_value[_argument_key(item)] == item)
     if len(unique) < min_cases:
         raise Malformed(f"{len(unique)} distinct test inputs; at least {min_cases} are needed")
-    for item in unique:
-        _check_input(item, params)
     outputs = data.get("outputs") or []
     claimed = tuple(str(value) for value in outputs) if isinstance(outputs, list) else ()
     return WrittenDraft(query.strip(), signature, entry, reference, unique, claimed)
@@ -242,6 +246,12 @@ def _check_input(text: str, params: tuple[str, ...]) -> None:
             raise Malformed(f"test input names {keyword.arg!r}, not a parameter: {text[:80]!r}")
         if not _is_literal(keyword.value):
             raise Malformed(f"test input is not a Python literal: {text[:80]!r}")
+
+
+def _argument_key(text: str) -> tuple:
+    """The arguments of a checked input, as parsed, in keyword order: equal for equal calls."""
+    call = ast.parse(f"f({text})", mode="eval").body
+    return tuple(sorted((k.arg, ast.dump(k.value)) for k in call.keywords))
 
 
 def _is_literal(node: ast.expr) -> bool:
