@@ -35,6 +35,7 @@ import select  # noqa: E402
 import site  # noqa: E402 - under -S (see isolation.server_command) it only defines functions
 import time  # noqa: E402
 from types import ModuleType  # noqa: E402
+from typing import Any  # noqa: E402
 
 from sebench.grading.policy import attribute_refusal  # noqa: E402 - the rule for names
 from sebench.grading.sandbox import (  # noqa: E402
@@ -166,64 +167,74 @@ def _time_text(value: object) -> bool:
     return True
 
 
-def _named_targets(package: str) -> dict[str, frozenset[int]]:
-    """Each library function's name within the package (`kocito`, `rfx.quvohe`) -> the id of
-    the NumPy function it calls, resolved as the library's loader resolves it: what a job's
-    evidence names stand for (`audit.install`)."""
-    named: dict[str, frozenset[int]] = {}
-    try:
-        table = importlib.import_module(f"{package}._table")
-        resolve = importlib.import_module(f"{package}._loader")._resolve
-    except (ImportError, AttributeError):  # not a built library (a test's stand-in): no names
-        return named
-    parts = (
-        ("", table.TOP_NUMPY, table.TOP_NAMES, table.TOP_PLACES),
-        (f"{table.SUBMODULE}.", table.SUB_NUMPY, table.SUB_NAMES, table.SUB_PLACES),
-    )
-    # As the loader lays the library out: what depends on which NumPy function a name calls in
-    # NumPy's order, and the same work for every name (a function this NumPy lacks stands for
-    # `_ABSENT`, which no call reaches); made before the zygote, it is in every child's memory
-    for prefix, numpy_names, names, places in parts:
-        targets = [resolve(numpy_name) for numpy_name in numpy_names]
-        for index, name in enumerate(names):
-            target = targets[places[index]]
-            named[prefix + name] = frozenset((id(_ABSENT if target is None else target),))
-    return named
+class _NameTable:
+    """The built library's name table (`_table.py`) with, per module, NumPy's functions in
+    NumPy's order, resolved as the library's loader resolves them (None: this NumPy lacks it).
 
+    Resolved once, in NumPy's order, as the loader lays the library out: what depends on which
+    NumPy function a name calls is done in NumPy's order, and the same work is done for every
+    name; what is made before the zygote is in every child's memory (`_loader.install`)."""
 
-_ABSENT = object()  # what a library function that this NumPy lacks stands for in `_named_targets`
+    def __init__(self, table: ModuleType, resolve: Any) -> None:
+        self.table = table
+        self.parts = (
+            ("", table.TOP_NAMES, table.TOP_PLACES, [resolve(n) for n in table.TOP_NUMPY]),
+            (
+                f"{table.SUBMODULE}.",
+                table.SUB_NAMES,
+                table.SUB_PLACES,
+                [resolve(n) for n in table.SUB_NUMPY],
+            ),
+        )
 
-
-def _in_numpy_order(found: list, package: str) -> list:
-    """The library's closures' contents, NumPy's functions among them in NumPy's order.
-
-    Found through the library's functions, in the order of their names, the NumPy functions
-    come in an order that tells which name calls which, and the work done per target after
-    (signatures read, tables built) leaves the memory in the order it is done in: what is made
-    and freed in one order that the other ties to the name table is in every child's memory
-    (the library's layout, `_loader.install`). Sorted by a rank that exists already: a sort
-    by `id` made a key per target in the names' order and freed them in NumPy's, and the
-    floats a program made then sat in those keys' places, one NumPy function's at each (a red
-    team's, `correct` with one call)."""
-    try:
-        table = importlib.import_module(f"{package}._table")
-        resolve = importlib.import_module(f"{package}._loader")._resolve
-    except (ImportError, AttributeError):  # not a built library (a test's stand-in)
-        return found
-    rank = {}
-    for numpy_name in table.TOP_NUMPY + table.SUB_NUMPY:  # NumPy's order, made and freed so
-        target = resolve(numpy_name)
-        if target is not None:
-            rank.setdefault(target, len(rank))
-    unranked = -1  # a small int: no new object
-
-    def place(item: object) -> int:
+    @classmethod
+    def of(cls, package: str) -> _NameTable | None:
+        """None for a library without a name table (a test's stand-in)."""
         try:
-            return rank.get(item, unranked)
-        except TypeError:  # unhashable (a set, a WeakKeyDictionary): never a target of a name
-            return unranked
+            table = importlib.import_module(f"{package}._table")
+            resolve = importlib.import_module(f"{package}._loader")._resolve
+        except (ImportError, AttributeError):
+            return None
+        return cls(table, resolve)
 
-    return sorted(found, key=place)
+    def named_targets(self) -> dict[str, frozenset[int]]:
+        """Each library function's name within the package (`kocito`, `rfx.quvohe`) -> the id
+        of the NumPy function it calls: what a job's evidence names stand for (`audit.install`).
+        The same work for every name: a function this NumPy lacks stands for `_ABSENT`, which no
+        call reaches."""
+        named: dict[str, frozenset[int]] = {}
+        for prefix, names, places, targets in self.parts:
+            for index, name in enumerate(names):
+                target = targets[places[index]]
+                named[prefix + name] = frozenset((id(_ABSENT if target is None else target),))
+        return named
+
+    def in_numpy_order(self, found: list) -> list:
+        """The library's closures' contents, NumPy's functions among them in NumPy's order.
+
+        Found through the library's functions, in the order of their names, the NumPy
+        functions come in an order that tells which name calls which, and the work done per
+        target after (signatures read, tables built) leaves the memory in the order it is done
+        in. Sorted by a rank that exists already: a sort by `id` made a key per target in the
+        names' order and freed them in NumPy's, and the floats a program made then sat in those
+        keys' places, one NumPy function's at each (a red team's, `correct` with one call)."""
+        rank: dict[Any, int] = {}
+        for _, _, _, targets in self.parts:  # NumPy's order, made and freed so
+            for target in targets:
+                if target is not None:
+                    rank.setdefault(target, len(rank))
+        unranked = -1  # a small int: no new object
+
+        def place(item: object) -> int:
+            try:
+                return rank.get(item, unranked)
+            except TypeError:  # unhashable (a set, a WeakKeyDictionary): never a name's target
+                return unranked
+
+        return sorted(found, key=place)
+
+
+_ABSENT = object()  # what a library function that this NumPy lacks stands for (`named_targets`)
 
 
 class Server:
@@ -240,10 +251,12 @@ class Server:
         clock_refused = determinism.fix_numpy_clock(numpy)
         modules = [sys.modules[package], sys.modules[f"{package}.{library['submodule']}"]]
         functions = [getattr(module, name, None) for module in modules for name in dir(module)]
-        targets = _in_numpy_order(
-            audit.closure_contents(functions, frozenset(library_files)), package
-        )
-        named_targets = _named_targets(package)
+        targets = audit.closure_contents(functions, frozenset(library_files))
+        names = _NameTable.of(package)
+        if names is not None:
+            targets = names.in_numpy_order(targets)
+        named_targets = names.named_targets() if names is not None else {}
+        del names
         preimport(NUMPY_PREIMPORTS if config.allow_numpy else ())
         warm_up(sys.modules[package], package)
         self.isolation = isolation.setup_server(
