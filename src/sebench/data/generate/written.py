@@ -127,13 +127,12 @@ def parse_answer(text: str, *, min_cases: int = MIN_CASES) -> WrittenDraft:
     inputs = data.get("test_inputs")
     if not isinstance(inputs, list) or not all(isinstance(item, str) for item in inputs):
         raise Malformed("`test_inputs` is not a list of strings")
-    texts = tuple(dict.fromkeys(item.strip() for item in inputs if item.strip()))
-    for item in texts:
-        _check_input(item, params)
     # Distinct as arguments, not as text: `x=[1.5]`, `x=[1.5,]` and `x=[ 1.5 ]` are one case
-    # (a red team's five spellings of one value passed as five)
-    by_value = {_argument_key(item): item for item in reversed(texts)}
-    unique = tuple(item for item in texts if by_value[_argument_key(item)] == item)
+    # (a red team's five spellings of one value passed as five); the first spelling is kept
+    by_value: dict[tuple, str] = {}
+    for item in (item.strip() for item in inputs if item.strip()):
+        by_value.setdefault(_checked_arguments(item, params), item)
+    unique = tuple(by_value.values())
     if len(unique) < min_cases:
         raise Malformed(f"{len(unique)} distinct test inputs; at least {min_cases} are needed")
     outputs = data.get("outputs") or []
@@ -222,9 +221,10 @@ def _parameters(signature: str) -> tuple[str, ...]:
     return tuple(arg.arg for arg in function.args.args + function.args.kwonlyargs)
 
 
-def _check_input(text: str, params: tuple[str, ...]) -> None:
+def _checked_arguments(text: str, params: tuple[str, ...]) -> tuple:
     """Each test input is `name=literal, ...` over the signature's parameters: the grader pastes
-    it into a call in the library's sandbox, where a NumPy expression would not run."""
+    it into a call in the library's sandbox, where a NumPy expression would not run. Returns
+    the arguments as parsed, in keyword order: equal for equal calls."""
     try:
         call = ast.parse(f"f({text})", mode="eval").body
     except SyntaxError:
@@ -246,11 +246,6 @@ def _check_input(text: str, params: tuple[str, ...]) -> None:
             raise Malformed(f"test input names {keyword.arg!r}, not a parameter: {text[:80]!r}")
         if not _is_literal(keyword.value):
             raise Malformed(f"test input is not a Python literal: {text[:80]!r}")
-
-
-def _argument_key(text: str) -> tuple:
-    """The arguments of a checked input, as parsed, in keyword order: equal for equal calls."""
-    call = ast.parse(f"f({text})", mode="eval").body
     return tuple(sorted((k.arg, ast.dump(k.value)) for k in call.keywords))
 
 
