@@ -66,8 +66,8 @@ def install(name):
         (package, name, _table.TOP_NUMPY, _table.TOP_NAMES, _table.TOP_PLACES),
         (sub, sub_name, _table.SUB_NUMPY, _table.SUB_NAMES, _table.SUB_PLACES),
     )
-    # NumPy's functions, in NumPy's (sorted) order: a stand-in for one this NumPy lacks is made
-    # here, not where its name comes
+    # NumPy's functions, resolved in NumPy's (sorted) order; one this NumPy lacks gets the one
+    # stand-in all such functions share
     targets = [
         [make_target(_resolve(numpy_name)) for numpy_name in numpy_names]
         for _, _, numpy_names, _, _ in parts
