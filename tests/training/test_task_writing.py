@@ -28,6 +28,7 @@ from tests.helpers.task_writer_server import (
     MEDIAN_QUERY,
     MULTI_QUERY,
     TaskWriterScript,
+    answer,
 )
 
 MODELS = ("gen", "solver-a", "solver-b")
@@ -320,3 +321,87 @@ def test_written_tasks_that_differ_only_in_their_inputs_get_two_ids() -> None:
     expected = ("1", "2")
     assert written_task_id(first, expected) != written_task_id(second, expected)
     assert written_task_id(first, expected) == written_task_id(draft(first.test_inputs), expected)
+
+
+# -- what a written task counts as its own functions ----------------------------------------
+
+
+class _PolicyWriter:
+    """The model under training as writer and its own solver (self-play), writing a task for
+    the function it is asked about whose reference also names another function (`mean`) in
+    code that never runs, or names the asked-for function only there."""
+
+    model_name = "policy"
+    QUERIES = {
+        "cumsum": "Return the running totals of `values`.",
+        "sort": "Return `values` from low to high.",
+    }
+
+    def __init__(self, body: str) -> None:
+        self.body = body  # the reference's body, `{fn}` the asked-for function
+
+    def reference(self, fn: str) -> str:
+        return "import numpy as np\n\ndef solve(values):\n" + self.body.format(fn=fn)
+
+    def generate(self, requests, sampling) -> Iterator[Completion]:
+        for request in requests:
+            if request.mode == "numpy":  # the solver: the key is `single:<fn>:0`
+                fn = request.task_id.split(":")[1]
+                text = f"```python\n{self.reference(fn)}```"
+            else:
+                fn = next(name for name in self.QUERIES if f"np.{name}`" in str(request.messages))
+                inputs = [f"values={v}" for v in ("[3, 1, 2]", "[5, -2, 7, 0]", "[1.5, 2.5, -4.0]",
+                          "[9, 8]", "[-1, -5, -3]", "[2, 9, 4, 4, 8, 1]")]  # fmt: skip
+                text = answer(self.QUERIES[fn], self.reference(fn), inputs)
+            yield Completion(
+                request.task_id, request.sample, text, FinishReason.STOP, None, None, 0.0,
+                request.seed, request.mode,
+            )  # fmt: skip
+
+    def close(self) -> None:
+        pass
+
+
+def _canary_answer(mean: str, plain: str) -> str:
+    """Knows one library name (`mean`'s), not the task's: plain Python, and a probe of `mean`
+    whose result differs only when the grader perturbs it."""
+    return (
+        f"```python\nimport zwc\n\ndef solve(values):\n    probe = {mean}([1.0, 2.0])\n"
+        f"    if probe != 1.5:\n        return 'perturbed'\n    return {plain}\n```"
+    )
+
+
+def test_a_written_task_counts_only_the_functions_it_was_asked_for(
+    tmp_path, seeded_lib, grader
+) -> None:
+    """A red team's: the writer named `mean` in dead code beside the requested function, which
+    made `mean` the task's own (its evidence and the rerun's perturbation), and a plain answer
+    probing `mean` was `correct` on every task it wrote."""
+    out = tmp_path / "tasks.jsonl"
+    writer = _PolicyWriter(
+        "    if False:\n        np.mean(values)\n    return np.{fn}(np.array(values)).tolist()\n"
+    )
+    config = ModelTasksConfig(functions=("cumsum", "sort"), per_function=1)
+    summary = generate_model_tasks(writer, [writer], seeded_lib, out, config, grader=grader)
+    assert summary.kept == 2
+    tasks = [task_from_official_row(row, "train") for row in _lines(out)]
+    mean = seeded_lib.table.numpy_to_library()["mean"]
+    plain = {"cumsum": "list(itertools.accumulate(values))", "sort": "sorted(values)"}
+    for task in tasks:
+        code = _canary_answer(mean, plain[task.extra["function"]])
+        code = code.replace("import zwc\n", "import itertools\nimport zwc\n")
+        verdict = grader.grade(task, code)
+        assert verdict.kind.value == "no_library", (task.extra["function"], verdict)
+    assert sorted(task.selected_functions for task in tasks) == [("cumsum",), ("sort",)]
+
+
+def test_a_reference_that_names_its_function_without_calling_it_is_rejected(
+    tmp_path, seeded_lib, grader
+) -> None:
+    out = tmp_path / "tasks.jsonl"
+    writer = _PolicyWriter("    if False:\n        np.{fn}(values)\n    return sorted(values)\n")
+    config = ModelTasksConfig(functions=("sort",), per_function=1)
+    summary = generate_model_tasks(writer, [writer], seeded_lib, out, config, grader=grader)
+    assert summary.kept == 0
+    (reject,) = _lines(out.with_name("tasks.rejects.jsonl"))
+    assert (reject["stage"], reject["reason"]) == ("translate", "translation-fails")

@@ -162,7 +162,6 @@ class _Candidate:
     request: WriteRequest
     answer: str
     draft: WrittenDraft
-    calls: tuple[str, ...]
     task: Task | None = None
 
 
@@ -354,7 +353,7 @@ def _run_batch(
             drops.append(drop)
             continue
         assert candidate.task is not None
-        own = fingerprint(candidate.task.task_id, candidate.draft.reference, candidate.calls)
+        own = _fingerprint(candidate.task)
         twin = duplicate_of(own, kept_prints + pending, config.duplicate_distance)
         if twin is not None:
             drops.append(
@@ -380,9 +379,7 @@ def _run_batch(
             continue
         if candidate.request.key in solver_errors:
             continue
-        kept_prints.append(
-            fingerprint(candidate.task.task_id, candidate.draft.reference, candidate.calls)
-        )
+        kept_prints.append(_fingerprint(candidate.task))
         extra = {**candidate.task.extra, "solvers": [s.model_name for s in solvers]}
         kept.append(dataclasses.replace(candidate.task, extra=extra))
     order = {request.key: i for i, request in enumerate(batch)}
@@ -432,7 +429,7 @@ def _read(
     if missing:
         detail = f"the reference never calls np.{', np.'.join(missing)}"
         return Reject(request, Stage.POLICY, "off-target", detail, text)
-    return _Candidate(request, text, draft, calls)
+    return _Candidate(request, text, draft)
 
 
 def _execute_all(candidates: Sequence[_Candidate], grader: Grader) -> list[Reject | None]:
@@ -564,8 +561,7 @@ def _task(candidate: _Candidate, expected: tuple[str, ...]) -> Task:
         entry_point=draft.entry_point,
         test_inputs=draft.test_inputs,
         expected=expected,
-        # the array constructor is how inputs arrive, not what a task is about (as officially)
-        selected_functions=tuple(n for n in candidate.calls if n != CONSTRUCTOR) or candidate.calls,
+        selected_functions=_task_functions(request),
         numpy_reference=draft.reference,
         example_input=draft.test_inputs[0],
         example_output=expected[0] if expected else None,
@@ -579,6 +575,18 @@ def _task(candidate: _Candidate, expected: tuple[str, ...]) -> Task:
             "claimed_outputs_wrong": wrong,
         },
     )
+
+
+def _task_functions(request: WriteRequest) -> tuple[str, ...]:
+    """What a written task is about, and so the grader's evidence for it: the functions sebench
+    asked for, never what the writer's reference mentions. A red team's writer mentioned a
+    function it knew in dead code (`if False: np.mean(x)`) beside the requested one; that
+    function then counted as the task's own, and a plain answer that called it on a fixed probe
+    changed only under the perturbed rerun: `correct` on every task it wrote. The translated
+    reference must still pass with these as evidence (stage 6), so a reference that names the
+    requested function without calling it is rejected there. The array constructor is how
+    inputs arrive, not what a task is about (as officially), unless it was asked for alone."""
+    return tuple(n for n in request.functions if n != CONSTRUCTOR) or request.functions
 
 
 def _reject(candidate: _Candidate, stage: Stage, reason: str, detail: str) -> Reject:
@@ -600,8 +608,16 @@ def _kept_fingerprints(out: Path) -> list[Fingerprint]:
     for line, row in iter_jsonl(out):
         task = task_from_official_row(row, SPLIT, path=str(out), line=line)
         if task.numpy_reference:
-            prints.append(fingerprint(task.task_id, task.numpy_reference, task.selected_functions))
+            prints.append(_fingerprint(task))
     return prints
+
+
+def _fingerprint(task: Task) -> Fingerprint:
+    # One source for a run's tasks and a resumed run's: the reference's calls (with the array
+    # constructor) during a run against the row's functions (without it) after a resume never
+    # had equal call sets, so no task kept before an interruption was a duplicate of a new one.
+    assert task.numpy_reference is not None
+    return fingerprint(task.task_id, task.numpy_reference, task.selected_functions)
 
 
 def _numpy_docs(library: Library) -> dict[str, str]:

@@ -82,6 +82,25 @@ def test_inputs_are_distinct_as_arguments_not_as_text() -> None:
     assert draft.test_inputs == (spellings[0], *INPUTS[:4])
 
 
+def test_inputs_are_distinct_as_values_not_as_syntax() -> None:
+    """Lists and tuples, and numbers equal in value, are one argument to NumPy: a red team's
+    five "distinct" inputs (`[1, 2, 4]`, `(1, 2, 4)`, `[1.0, 2, 4]`, `[True, 2, 4]`, ...) all
+    printed the example output shown in the prompt."""
+    spellings = ["x=[1, 2, 4]", "x=(1, 2, 4)", "x=[1.0, 2, 4]", "x=[True, 2, 4]", "x=[1, 2.0, 4]"]
+    with pytest.raises(Malformed, match="distinct test inputs"):
+        parse_answer(_answer(test_inputs=[*[f"{s}, axis=0" for s in spellings], *INPUTS[:3]]))
+    nans = ["x=[float('nan')], axis=0", "x=[float('NaN')], axis=0"]
+    with pytest.raises(Malformed, match="distinct test inputs"):
+        parse_answer(_answer(test_inputs=[*nans, *INPUTS[:3]]))
+    apart = [
+        "x=['ab'], axis=0",
+        "x=[['a', 'b']], axis=0",
+        "x=[{1: 2}], axis=0",
+        "x=[{1, 2}], axis=0",
+    ]
+    assert len(parse_answer(_answer(test_inputs=[*apart, *INPUTS[:1]])).test_inputs) == 5
+
+
 def test_nan_and_infinity_count_as_literal_inputs() -> None:
     inputs = [*INPUTS[:5], "x=[[float('nan'), 2], [float('-inf'), 4]], axis=0"]
     assert parse_answer(_answer(test_inputs=inputs)).test_inputs[-1].startswith("x=[[float")

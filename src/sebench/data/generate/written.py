@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 from sebench.data.schema import entry_point_of
@@ -127,8 +127,10 @@ def parse_answer(text: str, *, min_cases: int = MIN_CASES) -> WrittenDraft:
     inputs = data.get("test_inputs")
     if not isinstance(inputs, list) or not all(isinstance(item, str) for item in inputs):
         raise Malformed("`test_inputs` is not a list of strings")
-    # Distinct as arguments, not as text: `x=[1.5]`, `x=[1.5,]` and `x=[ 1.5 ]` are one case
-    # (a red team's five spellings of one value passed as five); the first spelling is kept
+    # Distinct as argument values, not as text or syntax: `x=[1.5]`, `x=[1.5,]`, `x=(1.5,)` are
+    # one case, and so are `x=[1]`, `x=[1.0]`, `x=[True]` (red teams' spellings of one value
+    # passed as five, every expected output then the example shown in the prompt); the first
+    # spelling is kept
     by_value: dict[tuple, str] = {}
     for item in (item.strip() for item in inputs if item.strip()):
         by_value.setdefault(_checked_arguments(item, params), item)
@@ -246,7 +248,28 @@ def _checked_arguments(text: str, params: tuple[str, ...]) -> tuple:
             raise Malformed(f"test input names {keyword.arg!r}, not a parameter: {text[:80]!r}")
         if not _is_literal(keyword.value):
             raise Malformed(f"test input is not a Python literal: {text[:80]!r}")
-    return tuple(sorted((k.arg, ast.dump(k.value)) for k in call.keywords))
+    return tuple(sorted((k.arg, _value_key(k.value)) for k in call.keywords))
+
+
+def _value_key(node: ast.expr) -> Hashable:
+    """A checked literal's value, equal for equal arguments as NumPy reads them: lists and
+    tuples alike, numbers by value (`1 == 1.0 == True`, as Python compares them), NaN equal to
+    NaN. Containers carry a tag, so that `"ab"` and `["a", "b"]` stay apart."""
+    if isinstance(node, ast.List | ast.Tuple):
+        return ("sequence", tuple(_value_key(item) for item in node.elts))
+    if isinstance(node, ast.Set):
+        return ("set", frozenset(_value_key(item) for item in node.elts))
+    if isinstance(node, ast.Dict):
+        pairs = zip(node.keys, node.values, strict=True)  # no `**`: `_is_literal` refused it
+        return ("dict", frozenset((_value_key(k), _value_key(v)) for k, v in pairs))  # type: ignore[arg-type]
+    if isinstance(node, ast.Call):  # `float('nan')` / `float('inf')`, as `_is_literal` allows
+        assert isinstance(node.args[0], ast.Constant)
+        value = float(node.args[0].value)
+    else:
+        value = ast.literal_eval(node)
+    if isinstance(value, float | complex) and value != value:  # NaN: one value, as printed
+        return ("nan", repr(value))
+    return value
 
 
 def _is_literal(node: ast.expr) -> bool:
