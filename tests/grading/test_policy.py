@@ -388,6 +388,68 @@ def test_no_form_of_binding_defines_a_special_name(form, name):
     assert rule_of(BINDING_FORMS[form].format(n=name)) == "dunder-definition"
 
 
+# Every place an identifier is written, read or bound; inside a class body Python renames each
+# `__x` there to `_Class__x` (`{n}` is the private name).
+PRIVATE_NAME_FORMS = {
+    **BINDING_FORMS,
+    "read": "x = {n}",
+    "attribute": "x = y.{n}",
+    "call keyword": "f({n}=1)",
+    "class pattern keyword": "match 1:\n    case int({n}=v):\n        pass",
+    "nonlocal": "def f():\n    x = 1\n    def g():\n        nonlocal {n}",
+    "imported name": "from math import {n}",
+    "base": "class A({n}):\n    pass",
+    "decorator": "@{n}\ndef f():\n    pass",
+}
+
+
+@pytest.mark.parametrize("form", list(PRIVATE_NAME_FORMS))
+@pytest.mark.parametrize("name", ["__B", "___x", "__x_"])
+def test_a_name_python_renames_in_a_class_is_refused_wherever_it_is_written(form, name):
+    """A red team's: `_Holder__B = typing.Type` and a class `__B`; in `class Holder`, `class
+    Meta(__B)` derived from `type` while the policy read a class of the code's."""
+    code = PRIVATE_NAME_FORMS[form].format(n=name)
+    assert "private-name" in {r.rule for r in find_refusals(ast.parse(code), "zwc")}, code
+
+
+def test_the_renamed_binding_is_refused_with_the_class_that_reads_it():
+    code = (
+        "from typing import Type as _Holder__B\n\n"
+        "class __B:\n    pass\n\n"
+        "class Holder:\n    class Meta(__B):\n        pass\n"
+    )
+    assert rule_of(code) == "private-name"
+
+
+@pytest.mark.parametrize("operator", ["+=", "|=", "@=", "**="])
+@pytest.mark.parametrize(
+    ("target", "rule"),
+    [
+        ("exec", "dynamic-code"),
+        ("eval", "dynamic-code"),
+        ("compile", "dynamic-code"),
+        ("globals", "namespace-access"),
+        ("vars", "namespace-access"),
+        ("open", "file-access"),
+        ("getattr", "dynamic-attribute"),
+        ("__builtins__", "dunder-name"),
+        ("typing.sys", "capability-attribute"),
+    ],
+)
+def test_an_augmented_assignment_reads_its_target_under_the_rules_for_reads(
+    operator, target, rule
+):
+    """`x += y` reads x before it binds it: a red team's `exec += Grab()` handed the real
+    builtin to `Grab.__radd__` (the store alone had been checked)."""
+    code = f"import typing\n\nclass Grab:\n    pass\n\n{target} {operator} Grab()\n"
+    assert rule in {r.rule for r in find_refusals(ast.parse(code), "zwc")}, code
+
+
+@pytest.mark.parametrize("name", ["__init__", "__name__", "__", "_x", "_A__", "x__y"])
+def test_special_and_single_underscore_names_are_not_private(name):
+    assert "private-name" not in {r.rule for r in find_refusals(ast.parse(f"x = {name}"), "zwc")}
+
+
 @pytest.mark.parametrize(
     "code",
     [

@@ -26,6 +26,7 @@ from __future__ import annotations
 import _string
 import ast
 import builtins
+import copy
 import functools
 import importlib.util
 import pkgutil
@@ -506,6 +507,56 @@ class Refusal:
         return self.rule in NUMPY_RULES
 
 
+# The fields that hold identifiers Python may mangle (in a class body, `__x` is compiled as
+# `_Class__x`), single names and lists of names; dotted import names are checked per part.
+_NAME_FIELDS = ("id", "attr", "name", "asname", "arg", "rest", "module")
+_NAME_LIST_FIELDS = ("names", "kwd_attrs")
+
+
+def _is_private(name: str) -> bool:
+    return any(p.startswith("__") and not p.endswith("__") for p in name.split("."))
+
+
+def _private_names(tree: ast.AST) -> list[Refusal]:
+    """Every identifier of the private form `__x`, wherever it is written. Inside a class body
+    Python reads `__x` as `_Class__x`, so every check that asks what a name is would ask about
+    another name than the one that runs: a red team bound `_Holder__B` to `typing.Type` and a
+    class `__B` beside it, and `class Meta(__B)` in `class Holder` was a metaclass the policy
+    read as a class of the code's (then a computed attribute read, and `correct` knowing no
+    function). Refused whole, as no solution needs name mangling: with no `__x` anywhere,
+    what Python reads is what is written."""
+    refusals = []
+    for node in ast.walk(tree):
+        names: list[str] = []
+        for field in _NAME_FIELDS:
+            value = getattr(node, field, None)
+            if isinstance(value, str):
+                names.append(value)
+        for field in _NAME_LIST_FIELDS:
+            value = getattr(node, field, None)
+            if isinstance(value, list):
+                names.extend(item for item in value if isinstance(item, str))
+        for name in names:
+            if _is_private(name):
+                refusals.append(
+                    Refusal(
+                        "private-name",
+                        getattr(node, "lineno", None),
+                        f"`{name}`: a private name, which Python renames inside a class",
+                    )
+                )
+    return refusals
+
+
+def _as_read(target: ast.expr) -> ast.expr:
+    """A copy of an assignment target (`x`, `a.b`, `a[i]`) as the expression that reads it."""
+    read = copy.deepcopy(target)
+    for node in ast.walk(read):
+        if hasattr(node, "ctx"):
+            node.ctx = ast.Load()
+    return read
+
+
 @dataclass(frozen=True)
 class Scan:
     """What one walk over a response finds: the refusals, and what the official library check
@@ -535,7 +586,7 @@ def scan(tree: ast.Module, package: str) -> Scan:
     )
     visitor.visit(tree)
     visitor.run_deferred()
-    refusals = visitor.refusals
+    refusals = visitor.refusals + _private_names(tree)
     if any(r.rule in _DYNAMIC_RULES for r in refusals) and _mentions_numpy(tree):
         first = next(r for r in refusals if r.rule in _DYNAMIC_RULES)
         refusals.append(
@@ -1511,6 +1562,14 @@ class _PolicyVisitor(ast.NodeVisitor):
     def visit_Assign(self, node: ast.Assign) -> None:
         self.note_plain_slots(node.targets, node.value)
         self.generic_visit(node)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        # `x += y` reads x, then binds it: its target (a Store in the tree) is walked as the
+        # read it also is, under every rule for reads. A red team's `exec += Grab()` handed the
+        # real builtin `exec` to `Grab.__radd__`; the store alone was checked (`correct`,
+        # knowing no function, on a seeded library too).
+        self.generic_visit(node)
+        self.visit(_as_read(node.target))
 
     def note_unevaluated(self, annotation: ast.AST) -> None:
         self.unevaluated.update(id(n) for n in ast.walk(annotation) if isinstance(n, ast.Name))
