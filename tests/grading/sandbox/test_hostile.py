@@ -465,3 +465,44 @@ def test_result_whose_str_raises_a_base_exception_is_no_result(pool):
     """,
     )
     assert not (execution.status is ExecStatus.OK and execution.cases[0].error_type is None)
+
+
+def test_no_other_process_is_changed_even_where_the_uid_cannot_be_dropped(standin_library):
+    """A red team's (twelfth session): where the server cannot drop its uid (not root), a child
+    has the grader's uid, and the kernel let a job set the grader's CPU limit to 1 s (the grader
+    was killed), its open-file limit (the next job an `infra_error`), its niceness and CPUs.
+    Here the uid is kept on purpose (as root, the kernel would refuse these itself); each call
+    writes back the value it read (or only reads), so the grader is never changed."""
+    from sebench.grading.sandbox import SandboxConfig, SandboxPool
+
+    grader = os.getpid()
+    body = f"""
+        import os, resource
+
+        def attempt(call):
+            try:
+                call()
+                return "done"
+            except OSError as exc:
+                return exc.errno
+
+        def solve(x):
+            return [
+                attempt(lambda: resource.prlimit({grader}, resource.RLIMIT_NOFILE)),
+                attempt(lambda: resource.prlimit(os.getppid(), resource.RLIMIT_NPROC)),
+                attempt(lambda: os.setpriority(
+                    os.PRIO_PROCESS, {grader}, os.getpriority(os.PRIO_PROCESS, {grader}))),
+                attempt(lambda: os.setpriority(os.PRIO_PGRP, 0, 0)),
+                attempt(lambda: os.sched_setaffinity({grader}, os.sched_getaffinity({grader}))),
+                attempt(lambda: resource.setrlimit(
+                    resource.RLIMIT_NOFILE, resource.getrlimit(resource.RLIMIT_NOFILE))),
+                attempt(lambda: os.sched_setaffinity(0, os.sched_getaffinity(0))),
+            ]
+    """
+    config = SandboxConfig(workers=1, timeout_s=1.5, memory_mb=256, drop_uid=False)
+    with SandboxPool(standin_library, config) as pool:
+        if not pool.layers.get("seccomp"):
+            pytest.skip("seccomp is not available here")
+        execution = run(pool, body)
+    assert execution.status is ExecStatus.OK, execution.detail
+    assert execution.cases[0].printed == "[1, 1, 1, 1, 1, 'done', 'done']"  # 1: EPERM

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import textwrap
 import threading
 import time
@@ -11,6 +12,7 @@ import pytest
 
 from sebench.errors import SebenchError
 from sebench.grading.sandbox import ExecStatus, Job, SandboxConfig, SandboxPool, isolation
+from sebench.grading.sandbox import pool as pool_module
 from tests.grading.sandbox.conftest import leftovers
 
 SOLVE_MEAN = """
@@ -202,6 +204,47 @@ def test_a_server_that_died_between_jobs_costs_the_next_job_nothing(standin_libr
         assert after.status is ExecStatus.OK, after
         assert after.cases[0].printed == "2"
         assert fragile.server_pids() != [old_pid]
+
+
+# A stand-in fork server (a real process speaking the real protocol): it answers one job, then,
+# like a server whose clean-up failed after its reply, ends a moment later with the status that
+# says the next job was not started. The moment lets the pool send that next job first.
+_ENDING_SERVER = """
+import os, sys, time
+from sebench.grading.sandbox import protocol
+out = sys.stdout.fileno()
+protocol.FrameReader(0).read()  # the setup
+protocol.write_frame(out, {"kind": "hello", "layers": {"seccomp": True}, "details": {},
+                           "warnings": [], "zygote_pid": 0, "uid": None})
+os.read(0, 1 << 20)  # the job (read by a child in a real server)
+protocol.write_frame(out, {"status": "ok", "cases": [], "setup_error": None, "detail": None,
+                           "timings": {}})
+time.sleep(0.3)
+sys.exit(protocol.EXIT_NEXT_JOB_NOT_STARTED)
+"""
+
+
+def test_a_job_sent_to_a_server_ending_after_its_clean_up_failed_runs_on_a_new_one(
+    standin_library, monkeypatch
+):
+    """The server cleans up after its reply; a clean-up that fails ends it, and the next job,
+    another sample's, may already be in its pipe (two red teams' reading): it was not started,
+    the server's exit status says so, and the pool runs it on a new server."""
+    started: list[int] = []
+    real_server = pool_module._Server.__init__
+
+    def counting(self, *args):
+        real_server(self, *args)
+        started.append(self.process.pid)
+
+    monkeypatch.setattr(pool_module._Server, "__init__", counting)
+    monkeypatch.setattr(isolation, "server_command", lambda: [sys.executable, "-c", _ENDING_SERVER])
+    with SandboxPool(standin_library, SandboxConfig(workers=1)) as ending:
+        first = ending.run(Job("def solve(x):\n    return x\n", "solve", ("x=1",)))
+        second = ending.run(Job("def solve(x):\n    return x\n", "solve", ("x=2",)))
+    assert first.status is ExecStatus.OK
+    assert second.status is ExecStatus.OK, second.detail
+    assert len(started) == 2
 
 
 def _is_zombie_or_gone(pid: int) -> bool:

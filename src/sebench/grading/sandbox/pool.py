@@ -90,6 +90,15 @@ class _Server:
             raise OSError(f"sandbox server exited: {self.log_tail()}")
         return reply
 
+    def ended_without_starting_a_job(self) -> bool:
+        """Whether the server ended after a reply, its clean-up failed, before it forked for
+        the next job (its exit status, EXIT_NEXT_JOB_NOT_STARTED)."""
+        try:
+            code = self.process.wait(timeout=1.0)  # it closed its end: it is exiting
+        except subprocess.TimeoutExpired:
+            return False
+        return code == protocol.EXIT_NEXT_JOB_NOT_STARTED
+
     def log_tail(self) -> str:
         try:
             self.log.seek(0)
@@ -197,7 +206,18 @@ class SandboxPool:
             server = self._replace(server)
         started = time.perf_counter()
         try:
-            reply = server.request(frame, self.config.timeout_s)
+            try:
+                reply = server.request(frame, self.config.timeout_s)
+            except protocol.FrameTimeout:
+                raise
+            except (OSError, protocol.ProtocolError):
+                if not server.ended_without_starting_a_job():
+                    raise
+                # its clean-up after the last reply failed, before this job started (the
+                # server's own word: a program cannot choose its exit status): a new server
+                # runs it, once
+                server = self._replace(server)
+                reply = server.request(frame, self.config.timeout_s)
             execution = Execution.from_dict(reply)
             execution.timings["roundtrip"] = time.perf_counter() - started
             if execution.status is ExecStatus.INFRA_ERROR:

@@ -27,6 +27,11 @@ JOB_HEADER = struct.Struct(">II")  # bytes after the header, number of fields
 MAX_JOB_BYTES = 64 << 20
 
 
+# A fork server's exit status when it ended after a reply without starting the next job (its
+# clean-up failed): the pool sends that job to a new server (server.py, pool.py).
+EXIT_NEXT_JOB_NOT_STARTED = 3
+
+
 class ProtocolError(Exception):
     """A malformed, oversized or truncated frame."""
 

@@ -3,7 +3,9 @@
 The filter allows everything except the system calls that let code leave its box: starting
 programs (`execve`), new processes (`fork`, `clone` without `CLONE_THREAD`; `clone3` answers
 ENOSYS so the C library falls back to `clone`, which can be inspected), sockets, debugging other
-processes (`ptrace`, `process_vm_*`), signals to any process but itself, and the kernel-facing
+processes (`ptrace`, `process_vm_*`), signals to any process but itself, changing another
+process's limits, priority, CPUs or memory (`prlimit64`, `setpriority`, `sched_set*`, ...;
+where the uid cannot be dropped the kernel would allow them on the grader), and the kernel-facing
 calls (mounts, namespaces, modules, BPF, keyrings, io_uring, Landlock rulesets), and
 inter-process communication objects that outlive a process (SysV shared memory, message queues
 and semaphores, POSIX message queues: created in the IPC namespace, not in the scratch dir, they
@@ -103,6 +105,8 @@ DENIED = (
     "fsopen",
     "fsmount",
     "fspick",
+    # another process's events, counters and samples (same uid): nothing a solution measures
+    "perf_event_open",
     # IPC objects live in the (server's) IPC namespace, not in the child: refused so that no
     # job leaves one for the next (POSIX shared memory is a file, under Landlock's rules).
     "shmget",
@@ -135,6 +139,23 @@ _FALLBACK_NUMBERS = {
 }
 # Calls whose first argument is a pid: allowed only when it is the calling process itself.
 SELF_ONLY = ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")
+# Calls that change another process's limits, priority, CPUs or memory when given its pid, and
+# the caller's own when given 0: refused by the inherited filter for any pid but 0. Where the
+# server cannot drop its uid, a child has the grader's uid, and the kernel let a red team's job
+# set the grader's CPU limit to 1 s (the grader was killed), its open-file limit to 20 (the next
+# job an `infra_error`), its niceness and its CPUs; with the uid dropped the kernel refuses them.
+OWN_PROCESS_ONLY = (
+    "prlimit64",
+    "sched_setaffinity",
+    "sched_setparam",
+    "sched_setscheduler",
+    "sched_setattr",
+    "migrate_pages",
+    "move_pages",
+)
+# The same for calls that name their target by (which, who): allowed only for "this process"
+# (`which`, here PRIO_PROCESS and IOPRIO_WHO_PROCESS) with `who` 0.
+PROCESS_TARGETED = {"setpriority": 0, "ioprio_set": 1}
 # Installing a signal handler: refused by the child's own filter. A Python handler receives the
 # frame that was running, the harness's included, and no audit event announces it (audit.py).
 SIGNAL_HANDLERS = ("rt_sigaction", "sigaction", "signal")
@@ -200,7 +221,7 @@ def available() -> bool:
 
 
 @cache
-def _numbers() -> tuple[dict[str, int], dict[str, int], dict[str, int], dict[str, int]]:
+def _numbers() -> tuple[dict[str, int], ...]:
     # Resolved once in the server, so a child does no name lookups.
     lib = _library()
     assert lib is not None
@@ -215,7 +236,14 @@ def _numbers() -> tuple[dict[str, int], dict[str, int], dict[str, int], dict[str
                 found[name] = _FALLBACK_NUMBERS[name]
         return found
 
-    return resolve(DENIED), resolve(PROCESS_CREATION), resolve(SELF_ONLY), resolve(SIGNAL_HANDLERS)
+    return (
+        resolve(DENIED),
+        resolve(PROCESS_CREATION),
+        resolve(SELF_ONLY),
+        resolve(SIGNAL_HANDLERS),
+        resolve(OWN_PROCESS_ONLY),
+        resolve(tuple(PROCESS_TARGETED)),
+    )
 
 
 @dataclass(frozen=True)
@@ -244,11 +272,18 @@ def prepare() -> Filters | None:
     """Compile both parts once (in the server, before any fork); None without libseccomp."""
     if _library() is None:
         return None
-    denied, creation, self_only, handlers = _numbers()
+    denied, creation, self_only, handlers, own_process, targeted = _numbers()
 
     def inherited(add: _AddRule) -> None:
+        eperm = _errno_action(errno.EPERM)
         for number in denied.values():
-            add(_errno_action(errno.EPERM), number)
+            add(eperm, number)
+        # pid 0 is the caller on every path through the zygote's fork (no pid to patch in)
+        for number in own_process.values():
+            add(eperm, number, _ArgCmp(0, _CMP_NE, 0, 0))
+        for name, number in targeted.items():  # two rules: either condition refuses
+            add(eperm, number, _ArgCmp(0, _CMP_NE, PROCESS_TARGETED[name], 0))
+            add(eperm, number, _ArgCmp(1, _CMP_NE, 0, 0))
 
     def own(add: _AddRule) -> None:
         eperm = _errno_action(errno.EPERM)

@@ -803,7 +803,16 @@ def main(argv: list[str]) -> int:
             if reply is None:
                 break
             protocol.write_all(out_fd, reply)
-            server.finish()
+            try:
+                server.finish()
+            except Exception as exc:  # noqa: BLE001 - whatever it was, this server ends here
+                # The zygote forks for the next job only once told that all is clean, so that
+                # job, maybe already in the pipe, has not started: the exit status says so, and
+                # the pool sends it to a new server instead of failing it. It is another
+                # sample's (a red team's reading: a clean-up that failed after its reply made
+                # the next sample an `infra_error`).
+                print(f"clean-up failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+                return protocol.EXIT_NEXT_JOB_NOT_STARTED
     except BrokenPipeError:
         pass
     finally:
