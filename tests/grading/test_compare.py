@@ -130,3 +130,18 @@ def test_printed_text_that_breaks_the_parser_is_a_mismatch_not_an_error(printed)
     assert official_outputs_match(printed, "[1, 2]") is False
     assert official_outputs_match(f"'{printed}'", "[1]") is False
     assert official_outputs_match(printed, "{'a': 3}") is False  # no colon on the printed side
+
+
+def test_integers_longer_than_python_converts_compare_by_their_digits():
+    """Past 4,300 digits `int()` refuses text; read as floats every such integer was `inf`, and
+    any two matched (a red team's reading)."""
+    big = "1" + "0" * 4999
+    other = "9" * 4400
+    assert not outputs_match(other, big)
+    assert not outputs_match(f"[{other}, 2]", f"[{big}, 2]")
+    assert not outputs_match(big, "inf")
+    assert not outputs_match("1" + "0" * 4299, "1" + "0" * 4298 + "1")
+    assert outputs_match(big, big)
+    assert outputs_match("+00" + big, big)
+    assert not outputs_match("-" + big, big)
+    assert outputs_match(f"[-{big}]", f"[-{big}]")

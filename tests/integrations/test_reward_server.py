@@ -177,6 +177,18 @@ def test_malformed_requests_get_a_4xx_with_a_reason_and_the_service_lives_on(
             assert (got, reason in answer["error"]) == (status, True), (body, answer)
         got, _, answer = call(server.url, "POST", "/get_reward", b"{}", length=False)
         assert got == 411 and "Content-Length" in answer["error"]
+        # a red team's two 500s: JSON nested past Python's recursion limit, and a task row
+        # whose text is no valid Unicode (a lone surrogate, which JSON escapes can hold)
+        deep = b"[" * 200_000 + b"]" * 200_000
+        got, _, answer = call(server.url, "POST", "/get_reward", deep)
+        assert got == 400 and "nested too deeply" in answer["error"], answer
+        row = json.loads(task_label(shift_task))
+        row["query"] += "\ud800"
+        del row["task_id"]  # the row is its own task: its id is made from its text
+        status, _, answer = post(
+            server.url, batch([(shift_task, "no code")], lambda t, i: json.dumps(row))
+        )
+        assert status == 400 and "not valid Unicode" in answer["error"], answer
         assert call(server.url, "GET", "/nowhere")[0] == 404
         assert call(server.url, "POST", "/health", b"{}")[0] == 404
         # still serving: a good request after all the bad ones

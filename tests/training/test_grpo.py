@@ -293,6 +293,20 @@ def test_grader_verdict_maps_to_the_reward(tasks, grader):
     assert stats.graded == 3 and reward.drain().graded == 0  # drained
 
 
+def test_a_completion_whose_content_is_a_list_of_parts_is_graded_on_its_text(tasks, grader):
+    """Chat templates in the multimodal message format give content as parts; `str()` of the
+    list hid the code block, and a right answer scored 0 (a red team's)."""
+    reward = SebenchReward(grader, {t.task_id: t for t in tasks})
+    correct = _answers(tasks[0])["correct"]
+    halves = [{"type": "text", "text": correct[:20]}, {"type": "text", "text": correct[20:]}]
+    got = reward(
+        prompts=[None],
+        completions=[[{"role": "assistant", "content": halves}]],
+        task_id=[tasks[0].task_id],
+    )
+    assert got == [1.0]
+
+
 def test_an_infra_error_is_retried_once_then_never_scored_as_zero(tasks, grader):
     completions = [[{"role": "assistant", "content": _answers(tasks[0])["correct"]}]]
     once = SebenchReward(_FlakyGrader(grader, failures=1), {t.task_id: t for t in tasks})

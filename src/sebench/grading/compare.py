@@ -54,6 +54,9 @@ _TOKEN = re.compile(
 )
 
 
+_LONG_INT = re.compile(r"[+-]?\d+")
+
+
 class ParseError(ValueError):
     """The text is not a print this parser understands."""
 
@@ -352,12 +355,25 @@ class _Parser:
         return Call(short, tuple(args))
 
 
-def _number(text: str) -> int | float | complex:
+@dataclass(frozen=True)
+class LongInt:
+    """An integer printed with more digits than Python converts from text (4,300 by default),
+    kept as its digits and compared exactly. Read as a float it was `inf`, so any two such
+    integers matched (a red team's reading); converting it with the limit lifted would cost
+    the grader quadratic time in hostile output."""
+
+    digits: str  # an optional `-`, then the digits without leading zeros
+
+
+def _number(text: str) -> int | float | complex | LongInt:
     if text.endswith("j"):
         return complex(text.replace("+-", "-"))
     try:
         return int(text)
     except ValueError:
+        if _LONG_INT.fullmatch(text):
+            sign, digits = ("-" if text[0] == "-" else ""), text.lstrip("+-").lstrip("0")
+            return LongInt(sign + (digits or "0"))
         return float(text)
 
 

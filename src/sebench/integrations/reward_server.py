@@ -102,6 +102,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._reply(refused.status, {"error": refused.reason})
         except RequestError as exc:
             self._reply(400, {"error": str(exc)})
+        except UnicodeEncodeError as exc:  # a task row's text with a lone surrogate (completions
+            # are graded whatever they hold): the request's data, not the service, is at fault
+            self._reply(400, {"error": f"text that is not valid Unicode: {exc.reason}"})
         except TooLarge as exc:
             self._reply(413, {"error": str(exc)})
         except (Busy, Stopping) as exc:
@@ -154,6 +157,8 @@ class _Handler(BaseHTTPRequestHandler):
             return json.loads(raw)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise _Refused(400, f"the body is not valid JSON: {exc}") from None
+        except RecursionError:  # valid JSON nested deeper than Python parses (a red team's)
+            raise _Refused(400, "the body is nested too deeply to parse") from None
 
     def _reply(self, status: int, payload: dict, retry_after: int | None = None) -> None:
         data = json.dumps(payload).encode()

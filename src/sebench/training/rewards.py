@@ -60,10 +60,22 @@ def reward_of(verdict: Verdict) -> float | None:
 
 
 def completion_text(completion: Any) -> str:
-    """TRL passes a conversational completion as `[{"role": "assistant", "content": ...}]`."""
+    """TRL passes a conversational completion as `[{"role": "assistant", "content": ...}]`,
+    where the content is text or, in the multimodal message format, a list of parts
+    (`{"type": "text", "text": ...}`); only text parts are the answer."""
     if isinstance(completion, str):
         return completion
-    return "".join(str(message.get("content") or "") for message in completion)
+    return "".join(_content_text(message.get("content")) for message in completion)
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, list):
+        return "".join(
+            str(part.get("text") or "")
+            for part in content
+            if isinstance(part, dict) and part.get("type") == "text"
+        )
+    return str(content or "")
 
 
 @dataclass(frozen=True)
