@@ -436,9 +436,7 @@ def test_the_renamed_binding_is_refused_with_the_class_that_reads_it():
         ("typing.sys", "capability-attribute"),
     ],
 )
-def test_an_augmented_assignment_reads_its_target_under_the_rules_for_reads(
-    operator, target, rule
-):
+def test_an_augmented_assignment_reads_its_target_under_the_rules_for_reads(operator, target, rule):
     """`x += y` reads x before it binds it: a red team's `exec += Grab()` handed the real
     builtin to `Grab.__radd__` (the store alone had been checked)."""
     code = f"import typing\n\nclass Grab:\n    pass\n\n{target} {operator} Grab()\n"
