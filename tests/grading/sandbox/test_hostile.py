@@ -506,3 +506,35 @@ def test_no_other_process_is_changed_even_where_the_uid_cannot_be_dropped(standi
         execution = run(pool, body)
     assert execution.status is ExecStatus.OK, execution.detail
     assert execution.cases[0].printed == "[1, 1, 1, 1, 1, 'done', 'done']"  # 1: EPERM
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "exec('y = 1')",
+        "eval('1 + 1')",
+        "compile('1', 'x', 'eval')",
+        "list(map(exec, ['y = 1']))",
+        "exec(compile('y = 1', '<string>', 'exec'))",
+    ],
+)
+def test_the_program_compiles_no_code_of_its_own(pool, call):
+    """Below the policy, which refuses these names: two red teams' policy gaps ended in `exec`
+    (then `zwc._table`). The stdlib's generated code still runs (dataclasses, namedtuple)."""
+    execution = run(pool, f"def solve(x):\n    {call}\n    return x\n")
+    assert execution.cases[0].error_type == "RuntimeError", execution
+    assert "compiling code from the program" in execution.cases[0].error_message
+    generated = run(
+        pool,
+        """
+        import collections, dataclasses
+
+        @dataclasses.dataclass
+        class P:
+            a: int
+
+        def solve(x):
+            return P(x).a + collections.namedtuple("Q", "b")(x).b
+    """,
+    )
+    assert generated.cases[0].printed == "2", generated

@@ -98,3 +98,30 @@ def test_a_program_the_compiler_refuses_is_a_setup_error_reported_by_the_child(p
     assert refused.status is ExecStatus.OK
     assert refused.setup_error == "SyntaxError"
     assert pool.run(Job(PARENT, "solve", ("x=1",))).cases[0].printed == str(pool.zygote_pids()[0])
+
+
+# Fresh integers of several sizes: where they land is the state of the allocator's free lists
+# for those sizes, which is what a child inherits from the zygote.
+_LAYOUT = """
+import time
+
+def solve(x):
+    for _ in range(x):
+        time.sleep(0.0001)  # a voluntary context switch each
+    probe = [7 ** 40 + i for i in range(8)] + [10 ** 9 + i for i in range(8)]
+    return [id(value) % 100003 for value in probe] + [id(1.5 + x * 0.0)]
+"""
+
+
+def test_what_a_job_did_leaves_the_next_child_the_same_memory(standin_library):
+    """A red team's: the zygote reaped each child with `wait4`, whose usage record made an int
+    for each count above 256 (a job that slept 300 times had 300 context switches); freed, they
+    reordered the next child's free lists, and a later job read the bit in `id()`s."""
+    seen = []
+    for sleeps in (0, 300):
+        with SandboxPool(standin_library, SandboxConfig(workers=1)) as fresh:
+            fresh.run(Job(_LAYOUT, "solve", (f"x={sleeps}",)))
+            after = fresh.run(Job(_LAYOUT, "solve", ("x=0",)))
+        assert after.status is ExecStatus.OK, after
+        seen.append(after.cases[0].printed)
+    assert seen[0] == seen[1]

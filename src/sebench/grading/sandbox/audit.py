@@ -96,6 +96,10 @@ class Controls:
     counts: Callable[[], tuple[int, int, int, int, int, int]]
 
 
+# The file name the child compiles the program under (child.py).
+PROGRAM_FILE = "<response>"
+
+
 def install(
     call_code: Any,
     library_files: Iterable[str],
@@ -131,7 +135,7 @@ def install(
     # builtin, never these locals.
     event_name, refused_events, frame_attributes = LIBRARY_CALL, REFUSED_EVENTS, FRAME_ATTRIBUTES
     failure_name, trial_name = OFFICIAL_FAILURE, OFFICIAL_TRIAL
-    module_write = MODULE_WRITE
+    module_write, program_file = MODULE_WRITE, PROGRAM_FILE
     runtime_error, value_error, getattr_, fsdecode = RuntimeError, ValueError, getattr, os.fsdecode
     permission_error = PermissionError
     names_proc = _names_proc
@@ -318,6 +322,11 @@ def install(
             name = args[1]
             if type_(name) is str_ and (name in protected or name[:8] == "<frozen "):
                 raise refuse("compiling under the name of trusted code")
+            # `exec`, `eval` and `compile` called by the program itself (the policy refuses the
+            # names; two red teams' policy gaps ended in `exec`): the stdlib's own generated code
+            # (`dataclasses`, `namedtuple`) is compiled from the stdlib's frames
+            if caller_code().co_filename == program_file:
+                raise refuse("compiling code from the program (exec, eval, compile)")
         elif event == "open" and type_(args[0]) is not int:
             path = args[0]
             # exact text only: a path object is asked for its path again after this check

@@ -229,7 +229,7 @@ def _messages(
         # the program (its annotations are evaluated, as under `python`). Compiled here, in
         # the child, not in the zygote before the fork: the zygote would fault on as many
         # pages as the child saves (measured, issue 12).
-        exec_(compile_(code, "<response>", "exec", dont_inherit=True), namespace)
+        exec_(compile_(code, audit.PROGRAM_FILE, "exec", dont_inherit=True), namespace)
         setup_error = aborted = None
     except exception as exc:
         setup_error, aborted = exc, None

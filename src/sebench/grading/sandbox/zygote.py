@@ -186,10 +186,10 @@ def _serve(
 ) -> NoReturn:
     """The zygote's loop: everything it writes between two forks is in these lines, the same
     few objects in every round (no job data: the child reads its job)."""
-    write, fork, wait4, waitid = os.write, os.fork, os.wait4, os.waitid
+    write, fork, waitid = os.write, os.fork, os.waitid
     perf, exit_now = time.perf_counter, os._exit
     pack_forked, pack_exited = _FORKED.pack, _EXITED.pack
-    exited_flags = os.WEXITED | os.WNOWAIT
+    exited_flags, exited, by_pid = os.WEXITED | os.WNOWAIT, os.WEXITED, os.P_PID
     # Every round makes and frees the same objects at the same points, so that each child
     # starts from the same state: where a program's objects lie, or how deep it may recurse,
     # would otherwise tell its first run from its reruns. The first rounds are rehearsals (a
@@ -206,7 +206,13 @@ def _serve(
         nonce = go[1:].decode("ascii")
         del go
         if reap:
-            wait4(previous, 0)  # a zombie since its EXITED report: returns at once
+            # a zombie since its EXITED report: returns at once. Not `wait4`: its usage record
+            # made an int object for each count above 256 and freed them into the next child's
+            # free lists, so a child that slept 300 times (context switches) left a later
+            # child's `id()`s otherwise (a red team's: a mark from one job to the next). What
+            # `waitid` makes does not depend on the child: a pid, a uid, and an exit status,
+            # code and signal below 256 (small ints are shared)
+            waitid(by_pid, previous, exited)
         del previous
         reset_results()  # raises if the flags cannot be set: the zygote ends, and its server
         # The child's run travels in a list that the child empties: this frame stays on the
@@ -222,7 +228,7 @@ def _serve(
         report = FORKED + pack_forked(pid, t0)
         if not rehearsal:
             write(reports, report)
-        info = waitid(os.P_PID, pid, exited_flags)
+        info = waitid(by_pid, pid, exited_flags)
         report = EXITED + pack_exited(info.si_code, info.si_status)
         if not rehearsal:
             write(reports, report)
