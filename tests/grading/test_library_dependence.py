@@ -1173,3 +1173,46 @@ def solve():
     assert execution.cases[0].printed == "(\"['2026-01-01T00:00:00']\", \"['2026-01-01']\")", (
         execution
     )
+
+
+_LAUNDER_AT_DEPTH = """
+import zwc
+
+
+def headroom(n=0):
+    try:
+        return headroom(n + 1)
+    except RecursionError:
+        return n
+
+
+def down(levels, ans):
+    if levels > 0:
+        return down(levels - 1, ans)
+    return float({largest}([ans], axis=0))
+
+
+def solve({parameter}):
+    ans = float(max({parameter}))
+    return down(headroom() - {margin}, ans)
+"""
+
+
+def test_how_much_stack_a_call_has_never_makes_a_handed_back_answer_computed(
+    seeded_grader, seeded_library, demo_tasks
+):
+    """A red team's: the check that a result is one of the call's arguments handed back is the
+    deepest code on a call's path, and it read a RecursionError as "not the same"; a plain
+    answer passed through the task's own function (a max over a length-1 axis) at just the
+    right depth then counted as computed, and changed in the reruns: `correct` (3 of 3 on a
+    dev task at depths 11-16)."""
+    task = next(t for t in demo_tasks if t.selected_functions == ("max",))
+    largest = seeded_library.table.numpy_to_library()["max"]
+    parameter = task.signature.split("(")[1].split(")")[0]
+    items = [
+        (task, fenced(_LAUNDER_AT_DEPTH.format(largest=largest, parameter=parameter, margin=m)), m)
+        for m in (9, 10, 11, 12, 13, 14, 15, 16, 40)
+    ]
+    verdicts = {margin: verdict for (_, _, margin), verdict in seeded_grader.grade_many(items)}
+    assert not [m for m, v in verdicts.items() if v.kind is VerdictKind.CORRECT], verdicts
+    assert verdicts[40].kind is VerdictKind.NO_LIBRARY  # the control, with room to spare

@@ -133,6 +133,7 @@ def perturber(np: Any) -> Perturber:
     )
     asarray, array_equal = np.asarray, np.array_equal
     copyto = np.copyto
+    resource_errors = (RecursionError, MemoryError)  # what the program can make a check raise
     not_equal, isnan, frompyfunc, negative = np.not_equal, np.isnan, np.frompyfunc, np.negative
     boolean, integer, floating, complexfloating = (
         np.bool_,
@@ -262,6 +263,8 @@ def perturber(np: Any) -> Perturber:
                 continue
             try:
                 form = asarray(argument)
+            except resource_errors:  # not ragged: the program's stack or memory (see `holds`)
+                raise
             except Exception:  # ragged pieces: each piece on its own
                 if isinstance(argument, list | tuple):
                     found += forms(tuple(argument), {}, "")
@@ -290,6 +293,13 @@ def perturber(np: Any) -> Perturber:
                 if array_equal(part.reshape(-1), value.reshape(-1), equal_nan=nan):
                     return True
             return False
+        except resource_errors:
+            # Fail closed: the same. This is the deepest code on a call's path, and how much
+            # stack the call has is the program's to choose: a red team made the call at the
+            # one depth where only this check ran out, a RecursionError read as "not the same",
+            # and a plain answer passed through the task's own function counted as computed
+            # (`correct`). A call that `perturb` cannot judge computes nothing.
+            return True
         except Exception:  # incomparable: not the same
             return False
 
