@@ -3,6 +3,7 @@ both prompts, and read back by `sebench train sft`."""
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import json
 from collections.abc import Iterator, Sequence
@@ -215,6 +216,27 @@ def test_a_killed_run_resumes_without_sampling_or_grading_twice(dev_tasks, lib, 
     fresh = tmp_path / "fresh" / "sft.jsonl"
     build_sft_data(dev_tasks, lib, ReferenceAgent("oracle", dev_tasks, lib), fresh, _config())
     assert read_jsonl(out) == read_jsonl(fresh)
+
+
+def test_a_rerun_grades_again_what_a_changed_task_or_library_would_judge_otherwise(
+    dev_tasks, lib, tmp_path
+):
+    """Stored verdicts are keyed by what they depend on (the task, the library, the grader's
+    settings and version), not by the answer alone: a red team's rerun into the same folder kept
+    verdicts of another library, and of a task as written before a grader fix."""
+    out = tmp_path / "sft.jsonl"
+    first = build_sft_data(dev_tasks, lib, ReferenceAgent("oracle", dev_tasks, lib), out, _config())
+    graded = len(read_jsonl(side_path(out, "grades.jsonl")))
+    changed = dataclasses.replace(
+        dev_tasks[0], expected=tuple("[999]" for _ in dev_tasks[0].expected)
+    )
+    tasks = [changed, *dev_tasks[1:]]
+    again = _Counting("oracle", dev_tasks, lib)
+    second = build_sft_data(tasks, lib, again, out, _config())
+    assert again.asked == []  # the answers are kept; only their verdicts are not
+    assert len(read_jsonl(side_path(out, "grades.jsonl"))) == graded + 2  # its 2 samples
+    assert second.kept == first.kept - 2
+    assert second.verdicts["wrong_answer"] == first.verdicts.get("wrong_answer", 0) + 2
 
 
 def test_a_server_that_never_answers_is_an_error_not_an_empty_file(

@@ -4,6 +4,7 @@ real grader judges the translations and the solvers."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -24,7 +25,9 @@ from sebench.training.task_writing import ModelTasksConfig, generate_model_tasks
 from tests.helpers.chat_server import ChatServer, Reply
 from tests.helpers.task_writer_server import (
     GENERATOR_SCRIPT,
+    MEAN,
     MEAN_QUERY,
+    MEDIAN,
     MEDIAN_QUERY,
     MULTI_QUERY,
     TaskWriterScript,
@@ -318,9 +321,14 @@ def test_written_tasks_that_differ_only_in_their_inputs_get_two_ids() -> None:
         return WrittenDraft("Return x.", "def solve(x):", "solve", "def solve(x): ...", inputs, ())
 
     first, second = draft(("x=[1]", "x=[2]")), draft(("x=[3]", "x=[4]"))
-    expected = ("1", "2")
-    assert written_task_id(first, expected) != written_task_id(second, expected)
-    assert written_task_id(first, expected) == written_task_id(draft(first.test_inputs), expected)
+    expected, mean = ("1", "2"), ("mean",)
+    assert written_task_id(first, expected, mean) != written_task_id(second, expected, mean)
+    same = draft(first.test_inputs)
+    assert written_task_id(first, expected, mean) == written_task_id(same, expected, mean)
+    # one task kept for two requested functions, or the same text with another reference
+    assert written_task_id(first, expected, mean) != written_task_id(first, expected, ("median",))
+    other = dataclasses.replace(first, reference="def solve(x):\n    return x\n")
+    assert written_task_id(first, expected, mean) != written_task_id(other, expected, mean)
 
 
 # -- what a written task counts as its own functions ----------------------------------------
@@ -405,3 +413,54 @@ def test_a_reference_that_names_its_function_without_calling_it_is_rejected(
     assert summary.kept == 0
     (reject,) = _lines(out.with_name("tasks.rejects.jsonl"))
     assert (reject["stage"], reject["reason"]) == ("translate", "translation-fails")
+
+
+class _BreakingWriter:
+    """Answers that break a check in the writing pipeline (red teams'): each must be its own
+    answer's reject, and the run must finish with the good answer kept."""
+
+    model_name = "breaking"
+    GOOD = answer(MEDIAN_QUERY, MEDIAN)
+
+    def __init__(self) -> None:
+        good = json.loads(self.GOOD.split("```json\n")[1].split("\n```")[0])
+
+        def variant(**changes: object) -> str:
+            return "```json\n" + json.dumps({**good, **changes}) + "\n```"
+
+        self.answers = {
+            "cumsum": "```json\n" + "[" * 5000 + "]" * 5000 + "\n```",  # RecursionError
+            "sort": variant(reference="def solve(values):\n    return " + "-" * 3000 + "1\n"),
+            "mean": answer(MEAN_QUERY + "\ud800", MEAN),  # no UTF-8: the task id
+            "max": variant(test_inputs=[*good["test_inputs"][:5], "values=float('--inf')"]),
+            "sum": variant(outputs=[int("9" * 4000)]).replace("9" * 4000, "9" * 4400),
+            "median": self.GOOD,
+        }
+
+    def generate(self, requests, sampling) -> Iterator[Completion]:
+        for request in requests:
+            if request.mode == "numpy":
+                text = f"```python\n{MEDIAN}```"
+            else:
+                fn = next(n for n in self.answers if f"np.{n}`" in str(request.messages))
+                text = self.answers[fn]
+            yield Completion(
+                request.task_id, request.sample, text, FinishReason.STOP, None, None, 0.0,
+                request.seed, request.mode,
+            )  # fmt: skip
+
+    def close(self) -> None:
+        pass
+
+
+def test_an_answer_that_breaks_a_check_is_its_own_reject_not_the_runs(
+    tmp_path, seeded_lib, grader
+) -> None:
+    out = tmp_path / "tasks.jsonl"
+    writer = _BreakingWriter()
+    config = ModelTasksConfig(functions=tuple(writer.answers), per_function=1, batch=6)
+    summary = generate_model_tasks(writer, [writer], seeded_lib, out, config, grader=grader)
+    assert summary.kept == 1 and summary.failed == 0
+    rejects = {row["functions"][0]: row for row in _lines(out.with_name("tasks.rejects.jsonl"))}
+    assert sorted(rejects) == ["cumsum", "max", "mean", "sort", "sum"]
+    assert all(row["reason"] in {"unreadable", "malformed"} for row in rejects.values()), rejects

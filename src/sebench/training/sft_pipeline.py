@@ -9,8 +9,9 @@ differ only in their prompt (`sebench train sft --mode open|closed --data OUT`).
 Files next to OUT (`sft.jsonl`), all resumable:
 - `sft.rollout.jsonl` (+ `sft.rollout.meta.json`): every sample, the rollout runner's own file;
 - `sft.grades.jsonl`: one verdict per graded answer, appended as it is graded; a rerun grades
-  only the answers missing there (keyed by task, sample and a digest of the answer, so an answer
-  generated again is graded again);
+  only the answers missing there (keyed by task, sample and a digest of the answer and of what
+  its verdict depends on: the task, the library's names, the grader's settings and version; so
+  an answer generated again, or a changed task or library, is graded again);
 - `sft.jsonl`: the kept rows, rewritten from those two at the end of every run;
 - `sft.summary.json`: the counts of `SFTDataSummary` and the provenance.
 """
@@ -26,6 +27,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sebench import __version__
 from sebench.data.schema import Task
 from sebench.errors import InputError
 from sebench.grading.rules import Rules
@@ -186,11 +188,10 @@ def build_sft_data(
     verdicts = _grade_missing(answers, by_id, library, grades_path, config, grader, on_progress)
 
     rows, counts, kept_tasks = [], Counter[str](), set()
-    for row in answers:
-        if row.get("error"):
+    for row, verdict in zip(answers, verdicts, strict=True):
+        if verdict is None:
             counts[ROLLOUT_ERROR] += 1
             continue
-        verdict = verdicts[_grade_key(row)]
         counts[verdict] += 1
         if verdict == VerdictKind.CORRECT.value:
             task = by_id[row["task_id"]]
@@ -256,8 +257,20 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
-def _grade_key(row: dict[str, Any]) -> tuple[str, int, str]:
-    return (row["task_id"], int(row["sample"]), _digest(row.get("response") or ""))
+def _grade_key(row: dict[str, Any], context: str) -> tuple[str, int, str]:
+    return (row["task_id"], int(row["sample"]), _digest(context + (row.get("response") or "")))
+
+
+def _grading_context(task: Task, library: Any, config: SFTDataConfig) -> str:
+    """What a verdict depends on besides the answer: the task as a whole, the library's names
+    and the grader's settings and version. Part of each stored verdict's key, so that a rerun
+    into the same folder after any of them changed grades again (a red team's: verdicts of
+    another library, and of a task as written before a grader fix, were kept)."""
+    return json.dumps(
+        [task.to_dict(), library.table.to_json(), config.grading.to_dict(), __version__],
+        sort_keys=True,
+        default=str,
+    )
 
 
 def _grade_missing(
@@ -268,8 +281,9 @@ def _grade_missing(
     config: SFTDataConfig,
     grader: Grader | None,
     on_progress: Callable[[SFTDataProgress], None] | None,
-) -> dict[tuple[str, int, str], str]:
-    """Verdict kind per answer: those already in `grades_path`, and the rest graded now."""
+) -> list[str | None]:
+    """Verdict kind per answer (None: its request failed): those already in `grades_path`, and
+    the rest graded now."""
     verdicts: dict[tuple[str, int, str], str] = {}
     with grades_path.open("rb") if grades_path.exists() else nullcontext(()) as lines:
         for raw in lines:
@@ -278,21 +292,39 @@ def _grade_missing(
                 verdicts[(row["task_id"], int(row["sample"]), row["digest"])] = row["verdict"]
             except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError, ValueError):
                 continue  # a torn last line from a kill: that answer is graded again below
-    todo = [r for r in answers if not r.get("error") and _grade_key(r) not in verdicts]
+    contexts = {task_id: _grading_context(task, library, config) for task_id, task in by_id.items()}
+    keys = [_grade_key(r, contexts[r["task_id"]]) for r in answers]
+    todo = [(r, key) for r, key in zip(answers, keys, strict=True) if not r.get("error")]
+    todo = [(r, key) for r, key in todo if key not in verdicts]
     total = len(todo)
     if on_progress is not None:
         on_progress(SFTDataProgress("grade", 0, total))
-    if not todo:
-        return verdicts
+    if todo:
+        _grade(todo, by_id, library, grades_path, config, grader, verdicts, on_progress)
+    return [
+        None if row.get("error") else verdicts[key] for row, key in zip(answers, keys, strict=True)
+    ]
 
-    def items() -> Iterator[tuple[Task, str, dict[str, Any]]]:
-        for row in todo:
-            yield (by_id[row["task_id"]], row.get("response") or "", row)
+
+def _grade(
+    todo: list[tuple[dict[str, Any], tuple[str, int, str]]],
+    by_id: dict[str, Task],
+    library: Any,
+    grades_path: Path,
+    config: SFTDataConfig,
+    grader: Grader | None,
+    verdicts: dict[tuple[str, int, str], str],
+    on_progress: Callable[[SFTDataProgress], None] | None,
+) -> None:
+    total = len(todo)
+
+    def items() -> Iterator[tuple[Task, str, tuple[str, int, str]]]:
+        for row, key in todo:
+            yield (by_id[row["task_id"]], row.get("response") or "", key)
 
     def grade_all(active: Grader) -> None:
         with JsonlAppender(grades_path) as out:
-            for done, ((_, _, row), verdict) in enumerate(active.grade_many(items()), start=1):
-                key = _grade_key(row)
+            for done, ((_, _, key), verdict) in enumerate(active.grade_many(items()), start=1):
                 out.write(_grade_row(key, verdict))
                 verdicts[key] = verdict.kind.value
                 if on_progress is not None:
@@ -300,7 +332,7 @@ def _grade_missing(
 
     if grader is not None:
         grade_all(grader)
-        return verdicts
+        return
     from sebench.grading.grader import Grader
 
     grading = config.grading
@@ -314,7 +346,6 @@ def _grade_missing(
         rules=grading.rules,
     ) as started:
         grade_all(started)
-    return verdicts
 
 
 def _grade_row(key: tuple[str, int, str], verdict: Verdict) -> dict[str, Any]:

@@ -348,12 +348,16 @@ def _run_batch(
         if drop is not None:
             drops.append(drop)
             continue
-        drop = _verify_translation(candidate, library, grader)
+        drop = _guarded(Stage.TRANSLATE, _verify_translation, candidate, library, grader)
         if drop is not None:
             drops.append(drop)
             continue
         assert candidate.task is not None
-        own = _fingerprint(candidate.task)
+        try:
+            own = _fingerprint(candidate.task)
+        except Exception as exc:  # noqa: BLE001 - see `_unreadable`
+            drops.append(_reject(candidate, Stage.DUPLICATE, "unreadable", _unreadable(exc)))
+            continue
         twin = duplicate_of(own, kept_prints + pending, config.duplicate_distance)
         if twin is not None:
             drops.append(
@@ -419,12 +423,14 @@ def _read(
         return Reject(request, Stage.GENERATE, "truncated", "cut off by the token limit", text)
     try:
         draft = parse_answer(text, min_cases=MIN_CASES)
+        refusal = reference_refusal(draft.reference)
+        calls = numpy_calls(draft.reference, known)
     except Malformed as exc:
         return Reject(request, Stage.PARSE, "malformed", str(exc), text)
-    refusal = reference_refusal(draft.reference)
+    except Exception as exc:  # noqa: BLE001 - see `_unreadable`
+        return Reject(request, Stage.PARSE, "unreadable", _unreadable(exc), text)
     if refusal is not None:
         return Reject(request, Stage.POLICY, refusal.rule, refusal.detail, text)
-    calls = numpy_calls(draft.reference, known)
     missing = [name for name in request.functions if name not in calls]
     if missing:
         detail = f"the reference never calls np.{', np.'.join(missing)}"
@@ -435,7 +441,24 @@ def _read(
 def _execute_all(candidates: Sequence[_Candidate], grader: Grader) -> list[Reject | None]:
     """Stages 3 (the grader's policy), 4 and 5, in parallel over the sandbox's workers."""
     with ThreadPoolExecutor(max_workers=max(1, grader.workers)) as pool:
-        return list(pool.map(lambda c: _execute(c, grader), candidates))
+        return list(pool.map(lambda c: _guarded(Stage.EXECUTE, _execute, c, grader), candidates))
+
+
+def _guarded(stage: Stage, check: Callable[..., Reject | None], candidate: _Candidate, *args):
+    """One stage's check of one answer, where anything the answer makes a check raise is that
+    answer's reject, never the run's (see `_unreadable`)."""
+    try:
+        return check(candidate, *args)
+    except Exception as exc:  # noqa: BLE001
+        return _reject(candidate, stage, "unreadable", _unreadable(exc))
+
+
+def _unreadable(exc: Exception) -> str:
+    # Model-written text broke a check (a red team's: JSON nested 1,000 deep, 3,000 `-` in a
+    # row, a lone surrogate, a 4,301-digit number, a 450-term sum the translator unparses):
+    # the whole batch was lost, and the rerun asked the same requests with the same seeds and
+    # broke the same way, so self-play's round never finished.
+    return f"{type(exc).__name__}: {exc}"[:300]
 
 
 def _execute(candidate: _Candidate, grader: Grader) -> Reject | None:
@@ -538,12 +561,17 @@ def _consensus(
 # -- rows and resuming ---------------------------------------------------------------------
 
 
-def written_task_id(draft: WrittenDraft, expected: tuple[str, ...]) -> str:
-    """The official rows' id (query, signature, outputs) with the inputs too: two written tasks
-    that differ only in their inputs and reference got one id (a red team's), and a resumed
-    round then refused its own file, GRPO kept only the last of them."""
-    inputs = "\x00".join(draft.test_inputs)
-    return make_task_id(SPLIT, draft.query, draft.signature, "#".join(expected) + "\x00" + inputs)
+def written_task_id(
+    draft: WrittenDraft, expected: tuple[str, ...], functions: tuple[str, ...]
+) -> str:
+    """The official rows' id (query, signature, outputs) with everything else that tells two
+    written tasks apart: the inputs, the reference and the functions (the grader's evidence).
+    Two tasks that differed only in their inputs got one id, and later two that differed only
+    in their reference, or were the same task kept for two requested functions (red teams'):
+    a resumed round refused its own file, GRPO kept only the last of them, and self-play
+    stopped for good at that round."""
+    rest = "\x00".join((*draft.test_inputs, draft.reference, *functions))
+    return make_task_id(SPLIT, draft.query, draft.signature, "#".join(expected) + "\x00" + rest)
 
 
 def _task(candidate: _Candidate, expected: tuple[str, ...]) -> Task:
@@ -554,7 +582,7 @@ def _task(candidate: _Candidate, expected: tuple[str, ...]) -> Task:
         if not outputs_match(claimed, actual)
     ) + max(0, len(expected) - len(draft.claimed_outputs))
     return Task(
-        task_id=written_task_id(draft, expected),
+        task_id=written_task_id(draft, expected, _task_functions(request)),
         split=SPLIT,
         query=draft.query,
         signature=draft.signature,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import json
+import math
 import re
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
@@ -272,6 +273,21 @@ def _value_key(node: ast.expr) -> Hashable:
     return value
 
 
+def _special_float(text: object) -> bool:
+    """`text` is what `float()` reads as NaN or an infinity (`"--inf"` is not: a red team's
+    passed the check, then failed `float()` later and ended the run)."""
+    if not isinstance(text, str) or text.strip().lower().lstrip("+-") not in _SPECIAL_FLOATS:
+        return False
+    try:
+        value = float(text)
+    except ValueError:
+        return False
+    return value != value or value in (math.inf, -math.inf)
+
+
+_SPECIAL_FLOATS = frozenset({"nan", "inf", "infinity"})
+
+
 def _is_literal(node: ast.expr) -> bool:
     """A Python literal, or a container of them, where `float('nan')` / `float('inf')` also count
     (there is no literal for them, and the grader's call runs them as written)."""
@@ -288,7 +304,7 @@ def _is_literal(node: ast.expr) -> bool:
         and len(node.args) == 1
         and not node.keywords
         and isinstance(node.args[0], ast.Constant)
-        and str(node.args[0].value).strip().lower().lstrip("+-") in {"nan", "inf", "infinity"}
+        and _special_float(node.args[0].value)
     ):
         return True
     try:
