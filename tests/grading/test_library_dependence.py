@@ -1216,3 +1216,90 @@ def test_how_much_stack_a_call_has_never_makes_a_handed_back_answer_computed(
     verdicts = {margin: verdict for (_, _, margin), verdict in seeded_grader.grade_many(items)}
     assert not [m for m, v in verdicts.items() if v.kind is VerdictKind.CORRECT], verdicts
     assert verdicts[40].kind is VerdictKind.NO_LIBRARY  # the control, with room to spare
+
+
+_LAUNDER_THROUGH_OBJECTS = """
+import zwc
+
+
+def solve({parameter}):
+    ans = float(sum({parameter}))
+    x = {array}([[ans], [{odd}]], dtype=object)
+    return float({total}(x, axis=1)[0])
+"""
+
+
+@pytest.mark.parametrize(
+    ("program", "odd"),
+    [
+        (_LAUNDER_THROUGH_OBJECTS, "{array}([1, 2])"),  # its `==` raises
+        (_LAUNDER_THROUGH_OBJECTS, "float('nan')"),  # its `==` is false
+    ],
+    ids=["object-element-raises", "object-nan"],
+)
+def test_a_result_that_cannot_be_compared_with_its_argument_computed_nothing(
+    seeded_grader, seeded_library, demo_tasks, program, odd
+):
+    """A red team's: the check that a result is an argument handed back read an object array's
+    element comparison that raised or was false (NaN) as "not the same", and a plain answer
+    passed through the task's own function (a sum over a length-1 axis) counted as computed:
+    `correct`."""
+    task = next(t for t in demo_tasks if t.selected_functions == ("sum",))
+    names = seeded_library.table.numpy_to_library()
+    parameter = task.signature.split("(")[1].split(")")[0]
+    array = names["array"]
+    code = program.format(
+        parameter=parameter, array=array, total=names["sum"], odd=odd.format(array=array)
+    )
+    verdict = seeded_grader.grade(task, fenced(code))
+    assert verdict.kind is VerdictKind.NO_LIBRARY, verdict
+
+
+# The red team's program, as written: whether a collection falls in a window depends on how
+# many objects the program makes, so its exact text matters (official names: zwc.yitaf is the
+# array constructor, zwc.cobodi is sum).
+_LAUNDER_WHILE_COLLECTING = """
+import zwc
+
+def _armed(x, box):
+    # a suspended generator in a reference cycle: a collection closes it, and its `finally`
+    # writes into the library array `x` (the argument of the next library call)
+    try:
+        yield 1
+    finally:
+        x[len(x) - 1] = [777.0]
+
+def _launder(ans):
+    n = len(ans)
+    cur = zwc.yitaf([[float(v)] for v in ans] + [[0.0]])
+    for i in range(300):
+        pad = [[] for _ in range(i % 41)]
+        box = []
+        g = _armed(cur, box)
+        next(g)
+        box.append(g)
+        del g, box, pad
+        cur = zwc.cobodi(cur, axis=1, keepdims=True)  # an identity: sum over a length-1 axis
+    return [cur[i][0] for i in range(n)]
+
+def calculate_sales_performance(sales_matrix):
+    ans = [sum(r) for r in sales_matrix]          # the answer in plain Python
+    ans.append(sum(ans))
+    out = _launder(ans)
+    return [int(v) if isinstance(a, int) else v for a, v in zip(ans, out)]
+"""
+
+
+@pytest.mark.skipif(not have_official_data(), reason="needs the official data: a dev task")
+def test_no_collection_runs_the_programs_code_between_a_call_and_its_judging(
+    dev_tasks, official_library
+):
+    """A red team's: a collection between NumPy's call and the check that its result is an
+    argument handed back ran a program's generator `finally` that wrote into the argument;
+    one of 300 identity calls (a sum over a length-1 axis) then counted as computed, and the
+    plain answer was `correct` (2 of 2 on this dev task, and on a seeded library)."""
+    (task,) = [t for t in dev_tasks if t.task_id == "single_test-aab7b5de4c"]
+    code = _LAUNDER_WHILE_COLLECTING
+    with Grader(official_library, SandboxConfig(workers=1)) as fresh:  # as the red team's
+        verdicts = [fresh.grade(task, fenced(code)) for _ in range(2)]
+    assert all(v.kind is VerdictKind.NO_LIBRARY for v in verdicts), verdicts

@@ -184,6 +184,8 @@ def install(
     nudges = {mode: nudger(mode) for mode in Perturbation}
     busy = [0]  # the thread inside the hook's own frame lookups (its events pass)
     gc_enabled, gc_disable, gc_enable = gc.isenabled, gc.disable, gc.enable
+    # counted calls announced and not yet judged; whether collections were on before the first
+    window: list[int] = [0, 0]
 
     def enter() -> bool:
         # Collections off first: one started by the frames the lookup makes would run the
@@ -240,18 +242,39 @@ def install(
             nudge, out = state[1], out_positions.get(id_(target))
             how = judged.get(id_(target), "")
             if handing_back:
-                answer[1] = lambda result, args, kwargs: nudge(result, args, kwargs, (), True, True)
+                judge = lambda result, args, kwargs: nudge(result, args, kwargs, (), True, True)  # noqa: E731
             elif out is None and not how:
-                answer[1] = nudge
+                judge = nudge
             elif out is None:
-                answer[1] = lambda result, args, kwargs: nudge(
+                judge = lambda result, args, kwargs: nudge(  # noqa: E731
                     result, args, kwargs, (), True, False, how
                 )
             else:  # it may write into an argument: what that held goes with the nudge
                 written = written_by(target, call_args, call_kwargs, out, how)
-                answer[1] = lambda result, args, kwargs: nudge(
+                judge = lambda result, args, kwargs: nudge(  # noqa: E731
                     result, args, kwargs, written, False, False, how
                 )
+            # Collections off from here until the result is judged: one started in between ran
+            # a program's generator `finally` that wrote into the call's argument after NumPy
+            # read it, so the result no longer equalled the argument it handed back, and a
+            # plain answer passed through the task's own function counted as computed (a red
+            # team's, `correct`). Calls nest (a library call in a callback): the outermost
+            # window decides. A call that raises is never judged, and collections stay off
+            # for the rest of the run, alike in every run.
+            if window[0] == 0:
+                window[1] = gc_enabled()
+                gc_disable()
+            window[0] += 1
+
+            def judged_with_collections_off(result, args, kwargs):
+                try:
+                    return judge(result, args, kwargs)
+                finally:
+                    window[0] -= 1
+                    if window[0] == 0 and window[1]:
+                        gc_enable()
+
+            answer[1] = judged_with_collections_off
 
     def official_failure() -> None:
         # counted when `_runtime.official_failure` raised it, called from the library's code

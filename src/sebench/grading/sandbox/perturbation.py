@@ -289,8 +289,22 @@ def perturber(np: Any) -> Perturber:
                     continue
                 if part.size != value.size:
                     continue
-                nan = part.dtype.kind in "fc" and value.dtype.kind in "fc"
-                if array_equal(part.reshape(-1), value.reshape(-1), equal_nan=nan):
+                other = value
+                if part.dtype.kind in "OV" or other.dtype.kind in "OV":
+                    # Objects compare by their elements' own `==`, which may raise (a raw array
+                    # inside) or be false for one value (NaN): read as "not the same", a plain
+                    # answer in an object array passed through the task's own function counted
+                    # as computed (a red team's, `correct`). Compared as the numbers they hold,
+                    # as a list of them is (an object array and a list must be judged alike:
+                    # red teams told the runs apart by spellings). Objects on both sides that
+                    # are not all numbers are not judged: the same, fail closed; on one side
+                    # only (`dtype=float` beside a result of one number) they are not the same.
+                    try:
+                        part, other = as_numbers(part), as_numbers(other)
+                    except Exception:
+                        return part.dtype.kind in "OV" and other.dtype.kind in "OV"
+                nan = part.dtype.kind in "fc" and other.dtype.kind in "fc"
+                if array_equal(part.reshape(-1), other.reshape(-1), equal_nan=nan):
                     return True
             return False
         except resource_errors:
@@ -302,6 +316,9 @@ def perturber(np: Any) -> Perturber:
             return True
         except Exception:  # incomparable: not the same
             return False
+
+    def as_numbers(array):
+        return array.astype(complex) if array.dtype.kind in "OV" else array
 
     def handed_back(result, found: list, strict: bool) -> bool:
         """`result` is one of the call's arguments (`forms`) or a piece of one, by values."""
