@@ -848,3 +848,36 @@ def test_no_special_name_reaches_an_instance_dict_through_the_standard_library(p
     printed = run(pool, INSTANCE_HOOKS[name])
     assert printed.startswith(("ValueError", "TypeError", "AttributeError")), printed
     assert "hooked" not in printed
+
+
+@pytest.mark.parametrize(
+    "holder",
+    ["collections.Counter", "collections.UserList", "typing.Counter", "statistics.Counter"],
+)
+def test_a_copy_method_called_on_a_class_hands_out_no_type(pool, holder):
+    """A red team's: `Counter.copy` is `self.__class__(self)`, so `collections.Counter.copy(int)`
+    was `type` itself, from a call the policy allows (then a metaclass and special methods
+    named at run time). A copy of an instance still works."""
+    module = holder.split(".")[0]
+    refused = run(
+        pool,
+        f"""
+        import {module}
+        def solve(x):
+            try:
+                return {holder}.copy(int)
+            except TypeError as error:
+                return str(error)
+        """,
+    )
+    assert refused is not None and "takes a" in refused, refused
+    kept = run(
+        pool,
+        f"""
+        import {module}
+        def solve(x):
+            original = {holder}([3, 1, 3])
+            return original.copy() == original
+        """,
+    )
+    assert kept == "True", kept

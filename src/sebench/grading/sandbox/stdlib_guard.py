@@ -35,6 +35,7 @@ hook refuses once the program runs), and every class that exists then is made im
 from __future__ import annotations
 
 import abc
+import collections
 import copy
 import copyreg
 import dataclasses
@@ -473,6 +474,23 @@ def install(
         setattr(dataclasses, name, instance_checked(getattr(dataclasses, name)))
     for name in ("_asdict_inner", "_astuple_inner"):
         setattr(dataclasses, name, inner_checked(getattr(dataclasses, name)))
+
+    # `Counter.copy` and `UserList.copy` are `self.__class__(self)`: called unbound on a class,
+    # `collections.Counter.copy(int)` is `type` itself, which the policy refuses by name (a red
+    # team's; from there a metaclass, special methods named at run time, and an ABC subclass
+    # hook NumPy called with its raw ndarray). They take instances of their own class only.
+    for owner in (collections.Counter, collections.UserList):
+        owner.copy = _own_instances_only(owner.copy, owner)
+
+
+def _own_instances_only(method: Callable[[Any], Any], owner: type) -> Callable[[Any], Any]:
+    def copy(self: Any) -> Any:
+        if not isinstance(self, owner):
+            raise TypeError(f"{owner.__name__}.copy() takes a {owner.__name__}")
+        return method(self)
+
+    copy.__name__, copy.__qualname__ = method.__name__, method.__qualname__
+    return copy
 
 
 # What the standard library writes on a module of its own at run time: `warnings.catch_warnings`
