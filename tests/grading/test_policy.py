@@ -700,3 +700,58 @@ def test_only_a_generic_class_is_subscripted_as_a_base(code, rule):
     """An Enum class's subscript is a member, an instance, whose class then makes the new class
     (a red team's `class C(Color["A"])`: a metaclass call that no keyword shows)."""
     assert rule_of(code) == rule
+
+
+def _decorator_chain(depth: int, uses: int) -> str:
+    names = ["A"] + [f"f{i}" for i in range(1, depth + 1)]
+    chain = "".join(f"@{names[i + 1]}\ndef {names[i]}(x):\n    return 0\n" for i in range(depth))
+    return chain + f"def {names[depth]}(x):\n    return 0\n" + "A.b\n" * uses
+
+
+def _counting_resolves(monkeypatch) -> list[int]:
+    from sebench.grading import policy
+
+    calls = [0]
+    real = policy._PolicyVisitor.resolve
+
+    def counted(self, node):
+        calls[0] += 1
+        return real(self, node)
+
+    monkeypatch.setattr(policy._PolicyVisitor, "resolve", counted)
+    return calls
+
+
+def test_the_cost_of_a_name_is_paid_once_however_often_it_is_used(monkeypatch):
+    """A red team's: each use of a name at the end of a chain of decorated decorators walked
+    the whole chain again (36 KB cost the grader 93 s of CPU). Counted in resolutions, not
+    timed: 4x the uses may cost at most ~4x the resolutions, not 4x the chain per use."""
+    calls = _counting_resolves(monkeypatch)
+    counts = []
+    for uses in (200, 800):
+        calls[0] = 0
+        find_refusals(ast.parse(_decorator_chain(100, uses)), "zwc")
+        counts.append(calls[0])
+    assert counts[1] - counts[0] <= 600 * 4, counts  # a few resolutions per added use
+
+
+def test_a_long_method_is_scanned_in_linear_time():
+    """A red team's: a method of 32,000 one-character statements cost the grader quadratic time
+    (64 KB: 17.5 s) in `_class_members`. Counted in comparisons the scan makes of statements."""
+    from sebench.grading import policy
+
+    body = "0;" * 4000 + "0"
+    tree = ast.parse(f"class C:\n def f(x):{body}\n")
+    compared = [0]
+
+    class Counting(ast.Expr):
+        def __eq__(self, other):
+            compared[0] += 1
+            return self is other
+
+        __hash__ = object.__hash__
+
+    method = tree.body[0].body[0]
+    method.body = [Counting(value=s.value) for s in method.body]
+    list(policy._class_members(tree.body[0]))
+    assert compared[0] == 0
