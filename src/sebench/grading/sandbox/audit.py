@@ -242,18 +242,11 @@ def install(
             nudge, out = state[1], out_positions.get(id_(target))
             how = judged.get(id_(target), "")
             if handing_back:
-                judge = lambda result, args, kwargs: nudge(result, args, kwargs, (), True, True)  # noqa: E731
-            elif out is None and not how:
-                judge = nudge
+                extra: tuple = ((), True, True)  # (written, grow, force, how) of `nudge`
             elif out is None:
-                judge = lambda result, args, kwargs: nudge(  # noqa: E731
-                    result, args, kwargs, (), True, False, how
-                )
+                extra = ((), True, False, how)
             else:  # it may write into an argument: what that held goes with the nudge
-                written = written_by(target, call_args, call_kwargs, out, how)
-                judge = lambda result, args, kwargs: nudge(  # noqa: E731
-                    result, args, kwargs, written, False, False, how
-                )
+                extra = (written_by(target, call_args, call_kwargs, out, how), False, False, how)
             # Collections off from here until the result is judged: one started in between ran
             # a program's generator `finally` that wrote into the call's argument after NumPy
             # read it, so the result no longer equalled the argument it handed back, and a
@@ -268,7 +261,7 @@ def install(
 
             def judged_with_collections_off(result, args, kwargs):
                 try:
-                    return judge(result, args, kwargs)
+                    return nudge(result, args, kwargs, *extra)
                 finally:
                     window[0] -= 1
                     if window[0] == 0 and window[1]:
