@@ -444,7 +444,9 @@ def _execute_all(candidates: Sequence[_Candidate], grader: Grader) -> list[Rejec
         return list(pool.map(lambda c: _guarded(Stage.EXECUTE, _execute, c, grader), candidates))
 
 
-def _guarded(stage: Stage, check: Callable[..., Reject | None], candidate: _Candidate, *args):
+def _guarded(
+    stage: Stage, check: Callable[..., Reject | None], candidate: _Candidate, *args: Any
+) -> Reject | None:
     """One stage's check of one answer, where anything the answer makes a check raise is that
     answer's reject, never the run's (see `_unreadable`)."""
     try:
