@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from sebench.grading.verdicts import VerdictKind
+from tests.conftest import have_official_data
 from tests.grading.conftest import fenced
 
 RESPONSES = Path(__file__).with_name("responses")
@@ -71,6 +72,12 @@ def test_attack_is_not_graded_correct(path, outcome, request):
         request.applymarker(pytest.mark.xfail(reason=LIBRARY_GAPS[path.stem], strict=True))
     verdict = outcome["verdicts"][path.stem]
     assert verdict.kind is not VerdictKind.CORRECT, f"{path.stem} fooled the grader"
+    if (
+        not have_official_data()
+        and verdict.kind is VerdictKind.RUNTIME_ERROR
+        and "has no attribute" in (verdict.detail or "")
+    ):
+        pytest.skip("needs the official data: the attack calls a function by its official name")
     allowed = header(path, "expect").split()
     assert verdict.kind.value in allowed, f"{path.stem}: {verdict} (expected one of {allowed})"
 
