@@ -187,29 +187,36 @@ def test_a_failed_generator_request_is_retried_by_the_next_run(
     assert _outcomes(out) == {"median": EXPECTED["median"]}
 
 
-class InProcessBackend:
-    """A rollout `Backend` without HTTP (as a local checkpoint is): the same scripted answers."""
+class _ScriptedBackend:
+    """A rollout `Backend` without HTTP (as a local checkpoint is): `answer` writes each text."""
 
-    def __init__(self, name: str, script: TaskWriterScript) -> None:
-        self.name, self.script = name, script
+    model_name = "scripted"
 
-    @property
-    def model_name(self) -> str:
-        return self.name
+    def answer(self, request: ChatRequest) -> str:
+        raise NotImplementedError
 
     def generate(
         self, requests: Sequence[ChatRequest], sampling: SamplingConfig
     ) -> Iterator[Completion]:
         for request in requests:
-            body = {"model": self.name, "messages": list(request.messages)}
-            text = self.script(body, 1).content
             yield Completion(
-                request.task_id, request.sample, text, FinishReason.STOP, None, None, 0.0,
-                request.seed, request.mode,
+                request.task_id, request.sample, self.answer(request), FinishReason.STOP, None,
+                None, 0.0, request.seed, request.mode,
             )  # fmt: skip
 
     def close(self) -> None:
         pass
+
+
+class InProcessBackend(_ScriptedBackend):
+    """The chat server's scripted answers, in process."""
+
+    def __init__(self, name: str, script: TaskWriterScript) -> None:
+        self.model_name, self.script = name, script
+
+    def answer(self, request: ChatRequest) -> str:
+        body = {"model": self.model_name, "messages": list(request.messages)}
+        return self.script(body, 1).content
 
 
 def test_any_rollout_backend_can_be_generator_and_solver(tmp_path, seeded_lib, grader) -> None:
@@ -334,7 +341,7 @@ def test_written_tasks_that_differ_only_in_their_inputs_get_two_ids() -> None:
 # -- what a written task counts as its own functions ----------------------------------------
 
 
-class _PolicyWriter:
+class _PolicyWriter(_ScriptedBackend):
     """The model under training as writer and its own solver (self-play), writing a task for
     the function it is asked about whose reference also names another function (`mean`) in
     code that never runs, or names the asked-for function only there."""
@@ -351,23 +358,14 @@ class _PolicyWriter:
     def reference(self, fn: str) -> str:
         return "import numpy as np\n\ndef solve(values):\n" + self.body.format(fn=fn)
 
-    def generate(self, requests, sampling) -> Iterator[Completion]:
-        for request in requests:
-            if request.mode == "numpy":  # the solver: the key is `single:<fn>:0`
-                fn = request.task_id.split(":")[1]
-                text = f"```python\n{self.reference(fn)}```"
-            else:
-                fn = next(name for name in self.QUERIES if f"np.{name}`" in str(request.messages))
-                inputs = [f"values={v}" for v in ("[3, 1, 2]", "[5, -2, 7, 0]", "[1.5, 2.5, -4.0]",
-                          "[9, 8]", "[-1, -5, -3]", "[2, 9, 4, 4, 8, 1]")]  # fmt: skip
-                text = answer(self.QUERIES[fn], self.reference(fn), inputs)
-            yield Completion(
-                request.task_id, request.sample, text, FinishReason.STOP, None, None, 0.0,
-                request.seed, request.mode,
-            )  # fmt: skip
-
-    def close(self) -> None:
-        pass
+    def answer(self, request: ChatRequest) -> str:
+        if request.mode == "numpy":  # the solver: the key is `single:<fn>:0`
+            fn = request.task_id.split(":")[1]
+            return f"```python\n{self.reference(fn)}```"
+        fn = next(name for name in self.QUERIES if f"np.{name}`" in str(request.messages))
+        inputs = [f"values={v}" for v in ("[3, 1, 2]", "[5, -2, 7, 0]", "[1.5, 2.5, -4.0]",
+                  "[9, 8]", "[-1, -5, -3]", "[2, 9, 4, 4, 8, 1]")]  # fmt: skip
+        return answer(self.QUERIES[fn], self.reference(fn), inputs)
 
 
 def _canary_answer(mean: str, plain: str) -> str:
@@ -415,7 +413,7 @@ def test_a_reference_that_names_its_function_without_calling_it_is_rejected(
     assert (reject["stage"], reject["reason"]) == ("translate", "translation-fails")
 
 
-class _BreakingWriter:
+class _BreakingWriter(_ScriptedBackend):
     """Answers that break a check in the writing pipeline (red teams'): each must be its own
     answer's reject, and the run must finish with the good answer kept."""
 
@@ -437,20 +435,11 @@ class _BreakingWriter:
             "median": self.GOOD,
         }
 
-    def generate(self, requests, sampling) -> Iterator[Completion]:
-        for request in requests:
-            if request.mode == "numpy":
-                text = f"```python\n{MEDIAN}```"
-            else:
-                fn = next(n for n in self.answers if f"np.{n}`" in str(request.messages))
-                text = self.answers[fn]
-            yield Completion(
-                request.task_id, request.sample, text, FinishReason.STOP, None, None, 0.0,
-                request.seed, request.mode,
-            )  # fmt: skip
-
-    def close(self) -> None:
-        pass
+    def answer(self, request: ChatRequest) -> str:
+        if request.mode == "numpy":
+            return f"```python\n{MEDIAN}```"
+        fn = next(n for n in self.answers if f"np.{n}`" in str(request.messages))
+        return self.answers[fn]
 
 
 def test_an_answer_that_breaks_a_check_is_its_own_reject_not_the_runs(
