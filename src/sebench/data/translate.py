@@ -166,7 +166,7 @@ def _bound_names(tree: ast.AST) -> set[str]:
     return names
 
 
-def _as_load(target: ast.expr) -> ast.expr:
+def as_load(target: ast.expr) -> ast.expr:
     """A copy of an assignment target that reads it instead."""
     import copy
 
@@ -373,7 +373,7 @@ class _ToLibrary(ast.NodeTransformer):
             return node
         # `a[i] //= 2` -> `a[i] = lib_floor_divide(a[i], 2)` (the array has no in-place operators)
         target = self.visit(node.target)
-        current = _as_load(target)
+        current = as_load(target)
         return ast.Assign([target], self.shim(operator.name, current, self.visit(node.value)))
 
     def shim(

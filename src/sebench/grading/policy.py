@@ -26,7 +26,6 @@ from __future__ import annotations
 import _string
 import ast
 import builtins
-import copy
 import functools
 import importlib.util
 import pkgutil
@@ -37,6 +36,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import ClassVar
 
+from sebench.data.translate import as_load
 from sebench.grading.statements import statements
 
 
@@ -550,15 +550,6 @@ def _private_names(tree: ast.AST) -> list[Refusal]:
                     )
                 )
     return refusals
-
-
-def _as_read(target: ast.expr) -> ast.expr:
-    """A copy of an assignment target (`x`, `a.b`, `a[i]`) as the expression that reads it."""
-    read = copy.deepcopy(target)
-    for node in ast.walk(read):
-        if hasattr(node, "ctx"):
-            node.ctx = ast.Load()
-    return read
 
 
 @dataclass(frozen=True)
@@ -1587,7 +1578,7 @@ class _PolicyVisitor(ast.NodeVisitor):
         # real builtin `exec` to `Grab.__radd__`; the store alone was checked (`correct`,
         # knowing no function, on a seeded library too).
         self.generic_visit(node)
-        self.visit(_as_read(node.target))
+        self.visit(as_load(node.target))
 
     def note_unevaluated(self, annotation: ast.AST) -> None:
         self.unevaluated.update(id(n) for n in ast.walk(annotation) if isinstance(n, ast.Name))
