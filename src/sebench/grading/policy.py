@@ -31,6 +31,7 @@ import importlib.util
 import pkgutil
 import re
 import sys
+from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import ModuleType
@@ -530,26 +531,41 @@ def _private_names(tree: ast.AST) -> list[Refusal]:
     function). Refused whole, as no solution needs name mangling: with no `__x` anywhere,
     what Python reads is what is written."""
     refusals = []
-    for node in ast.walk(tree):
-        names: list[str] = []
-        for field in _NAME_FIELDS:
+    todo = deque([tree])
+    while todo:  # `ast.walk`'s order, with each node class's fields looked up once
+        node = todo.popleft()
+        names, children = _layout(type(node))
+        for field, many in names:
             value = getattr(node, field, None)
-            if isinstance(value, str):
-                names.append(value)
-        for field in _NAME_LIST_FIELDS:
+            for name in value if many and isinstance(value, list) else (value,):
+                if isinstance(name, str) and "__" in name and _is_private(name):
+                    refusals.append(
+                        Refusal(
+                            "private-name",
+                            getattr(node, "lineno", None),
+                            f"`{name}`: a private name, which Python renames inside a class",
+                        )
+                    )
+        for field in children:
             value = getattr(node, field, None)
             if isinstance(value, list):
-                names.extend(item for item in value if isinstance(item, str))
-        for name in names:
-            if _is_private(name):
-                refusals.append(
-                    Refusal(
-                        "private-name",
-                        getattr(node, "lineno", None),
-                        f"`{name}`: a private name, which Python renames inside a class",
-                    )
-                )
+                todo.extend(item for item in value if isinstance(item, ast.AST))
+            elif isinstance(value, ast.AST):
+                todo.append(value)
     return refusals
+
+
+@functools.cache
+def _layout(kind: type) -> tuple[tuple[tuple[str, bool], ...], tuple[str, ...]]:
+    """A node class's identifier fields (each with whether it holds a list of names), and all
+    its fields (where child nodes may be)."""
+    fields = getattr(kind, "_fields", ())
+    names = tuple(
+        (field, field in _NAME_LIST_FIELDS)
+        for field in fields
+        if field in _NAME_FIELDS or field in _NAME_LIST_FIELDS
+    )
+    return names, tuple(fields)
 
 
 @dataclass(frozen=True)
