@@ -850,6 +850,107 @@ def test_no_special_name_reaches_an_instance_dict_through_the_standard_library(p
     assert "hooked" not in printed
 
 
+# Methods of the standard library that build `self.__class__(...)` from what `self` holds: called
+# through their class on a class (`C.data.lower()` is the class `D`), each was `type(D)`, i.e.
+# `type` itself (red teams NM and NN; NN's `UserString.capitalize` went on to read the whole
+# library mapping out of the child's memory).
+SELF_CLASS_CALLS = [
+    "collections.UserString.capitalize(C)",
+    "collections.UserString.lower(C)",
+    "collections.UserString.upper(C)",
+    "collections.UserString.strip(C)",
+    "collections.UserString.zfill(C, 3)",
+    "collections.UserString.replace(C, 'a', 'b')",
+    "collections.ChainMap.new_child(M, D)",
+    "collections.ChainMap.copy(M)",
+    "collections.ChainMap.parents.fget(M)",
+    "collections.Counter.copy(int)",
+    "collections.UserList.copy(int)",
+    "collections.UserDict.copy(C)",
+]
+
+
+@pytest.mark.parametrize("call", SELF_CLASS_CALLS)
+def test_a_method_called_through_its_class_on_a_class_hands_out_no_type(pool, call):
+    printed = run(
+        pool,
+        f"""
+        import collections
+
+        class D:
+            def __getattr__(self, name):
+                return lambda *args, **kwargs: D
+
+        class C:
+            data = D()
+
+        class M:
+            maps = []
+
+        def solve(x):
+            try:
+                made = {call}
+            except TypeError as error:
+                return "refused: " + str(error)
+            return "made: " + str(made)
+        """,
+    )
+    assert printed is not None and printed.startswith("refused:"), printed
+    assert "takes a" in printed, printed
+
+
+def test_every_method_of_the_allowed_modules_classes_takes_its_own_instances_only(pool):
+    """The rule behind the calls above, for every class a program can reach from the allowed
+    modules (their names, and those classes' bases): in a child, no method written in Python
+    (a function whose first parameter is the instance, or a special method) and no property
+    accessor is left as Python makes it, where `self` may be anything."""
+    from sebench.grading.policy import ALLOWED_MODULES
+
+    modules = sorted(ALLOWED_MODULES) + ["collections.abc", "json.decoder"]
+    missed = run(
+        pool,
+        f"""
+        import {", ".join(modules)}
+
+        SELF = ("self", "cls", "mcls", "metacls")
+        # the child's seeded `random` (determinism.py): each calls the C base's own method,
+        # which checks `self` itself
+        DETERMINISM = "sebench.grading.sandbox.determinism"
+
+        def unchecked(function):
+            code, name = function.__code__, function.__name__
+            special = name.startswith("__") and name.endswith("__")
+            return code.co_argcount > 0 and (special or code.co_varnames[0] in SELF)
+
+        def solve(x):
+            missed, seen = [], set()
+            for module in [{", ".join(modules)}]:
+                for value in list(vars(module).values()):
+                    if not isinstance(value, type):
+                        continue
+                    for cls in value.__mro__:
+                        if cls in seen:
+                            continue
+                        seen.add(cls)
+                        for attribute, member in vars(cls).items():
+                            parts = [member]
+                            if isinstance(member, property):
+                                parts = [member.fget, member.fset, member.fdel]
+                            for part in parts:
+                                if (
+                                    type(part).__name__ == "function"
+                                    and part.__name__ != "__new__"  # takes a class
+                                    and part.__module__ != DETERMINISM
+                                    and unchecked(part)
+                                ):
+                                    missed.append(cls.__qualname__ + "." + attribute)
+            return (len(seen), sorted(set(missed)))
+        """,
+    )
+    assert missed is not None and missed.endswith(", [])"), missed
+    assert int(missed.strip("(").split(",")[0]) > 100, missed  # the walk reached the classes
+
+
 @pytest.mark.parametrize(
     "holder",
     ["collections.Counter", "collections.UserList", "typing.Counter", "statistics.Counter"],

@@ -58,6 +58,8 @@ from sebench.grading.sandbox.execution import ExecStatus  # noqa: E402
 # runs in every child and touches ~120 pages (copy-on-write faults), 0.6 ms per sample here;
 # tests/grading/sandbox/test_server_imports.py keeps it out.
 PREIMPORTS = (
+    "__future__",  # every module a program may import: their classes' methods are checked
+    "keyword",  # (`stdlib_guard.own_instances_only`), which needs them to exist already
     "math",
     "cmath",
     "statistics",
@@ -154,6 +156,12 @@ def warm_up(module: ModuleType, package: str) -> None:
                 result = step(array)
                 str(result)
                 repr(result)
+
+
+def _standard_library(module: str) -> bool:
+    """Whether classes of the module so named are the standard library's (or the guard's own,
+    which stand in for some of them: `functools.cached_property`, `dataclasses.Field`)."""
+    return module.partition(".")[0] in sys.stdlib_module_names or module == stdlib_guard.__name__
 
 
 def _time_text(value: object) -> bool:
@@ -273,6 +281,7 @@ class Server:
         frame_readers = import_guard.install((package,), guard_introspection, refused)
         if guard_introspection:  # part of the introspection layer (`sebench doctor`)
             stdlib_guard.install((type(numpy.clip), numpy.ufunc), attribute_refusal)
+            stdlib_guard.own_instances_only(_standard_library)
         # The hook's controls are held by this frame and the zygote's only: never by a module.
         controls = audit.install(
             call_code=runtime.call.__code__,

@@ -35,7 +35,6 @@ hook refuses once the program runs), and every class that exists then is made im
 from __future__ import annotations
 
 import abc
-import collections
 import copy
 import copyreg
 import dataclasses
@@ -475,22 +474,82 @@ def install(
     for name in ("_asdict_inner", "_astuple_inner"):
         setattr(dataclasses, name, inner_checked(getattr(dataclasses, name)))
 
-    # `Counter.copy` and `UserList.copy` are `self.__class__(self)`: called unbound on a class,
-    # `collections.Counter.copy(int)` is `type` itself, which the policy refuses by name (a red
-    # team's; from there a metaclass, special methods named at run time, and an ABC subclass
-    # hook NumPy called with its raw ndarray). They take instances of their own class only.
-    for owner in (collections.Counter, collections.UserList):
-        owner.copy = _own_instances_only(owner.copy, owner)
+
+# The first parameter's name of a method: a function in a class body whose first parameter is
+# named otherwise, and whose name is not a special one (`__add__`), is called as a plain
+# function by its own module (3.11's `Enum._generate_next_value_(name, start, count,
+# last_values)`), and stays as it is.
+_SELF_NAMES = frozenset({"self", "cls", "mcls", "metacls"})
 
 
-def _own_instances_only(method: Callable[[Any], Any], owner: type) -> Callable[[Any], Any]:
-    def copy(self: Any) -> Any:
-        if not isinstance(self, owner):
-            raise TypeError(f"{owner.__name__}.copy() takes a {owner.__name__}")
-        return method(self)
+def own_instances_only(modules: Callable[[str], bool]) -> int:
+    """Make every method of every class that exists now, defined in a module `modules` names
+    (by the name in its `__module__`), take instances of its class only (its subclasses'
+    included, not its virtual ones): the methods in its body and its properties' getters,
+    setters and deleters. Python checks this for methods written in C, not for those written
+    in Python, and those build `self.__class__(...)` or `type(self)(...)`, so that one called
+    through its class with a class for `self` hands out `type` itself, which the policy
+    refuses by name: `collections.Counter.copy(int)` (a red team's, NM), then
+    `collections.UserString.capitalize(C)` with `C.data.capitalize()` a class (NN), 18 more
+    `UserString` methods, `ChainMap.new_child`, the `ChainMap.parents` getter, ... From
+    `type`: a class with any special method named at run time, an ABC subclass hook NumPy
+    called with its raw ndarray class, any memory of the child, the library's mapping. Every
+    method of the family at once, whatever else it does with `self`. Returns how many
+    functions were wrapped."""
+    import gc
 
-    copy.__name__, copy.__qualname__ = method.__name__, method.__qualname__
-    return copy
+    wrapped = 0
+    for value in gc.get_objects():
+        if not type(value).__flags__ & _TYPE_SUBCLASS:  # by its type's flags, as below
+            continue
+        flags = type.__dict__["__flags__"].__get__(value)
+        module = value.__dict__.get("__module__")
+        if not flags & _HEAP_TYPE or type(module) is not str or not modules(module):
+            continue
+        for name, member in list(value.__dict__.items()):
+            replaced = _checked_member(member, value)
+            if replaced is not member:
+                type.__setattr__(value, name, replaced)
+                wrapped += 1
+    return wrapped
+
+
+def _checked_member(member: Any, owner: type) -> Any:
+    """`member` (a value in `owner`'s body) made to take `owner`'s instances only: itself when
+    it takes none (not a method, or checked already)."""
+    if type(member) is types.FunctionType:
+        return _checked_method(member, owner)
+    if type(member) is property:
+        accessors = (member.fget, member.fset, member.fdel)
+        checked = [
+            _checked_method(f, owner) if type(f) is types.FunctionType else f for f in accessors
+        ]
+        if any(new is not old for new, old in zip(checked, accessors, strict=True)):
+            return property(*checked, member.__doc__)
+    return member
+
+
+def _checked_method(function: types.FunctionType, owner: type) -> Any:
+    code = function.__code__  # a wrapper made here takes `*args`: it is not wrapped twice
+    name = function.__name__
+    special = name.startswith("__") and name.endswith("__")  # `Fraction`'s `__add__(a, b)`
+    if code.co_argcount == 0 or not (special or code.co_varnames[0] in _SELF_NAMES):
+        return function
+    if name == "__new__":  # takes a class (`EnumType` sets `Enum.__new__` so)
+        return function
+    is_subclass, type_ = type.__subclasscheck__, type  # the MRO only: no ABC hook asked
+
+    def method(*args: Any, **kwargs: Any) -> Any:
+        if not args or not is_subclass(owner, type_(args[0])):
+            raise TypeError(
+                f"{owner.__name__}.{function.__name__}() takes a {owner.__name__} first"
+            )
+        return function(*args, **kwargs)
+
+    for name in ("__module__", "__name__", "__qualname__", "__doc__"):
+        setattr(method, name, getattr(function, name))
+    method.__dict__.update(function.__dict__)  # `__isabstractmethod__`, `__final__`, ...
+    return method
 
 
 # What the standard library writes on a module of its own at run time: `warnings.catch_warnings`
