@@ -115,6 +115,26 @@ def test_no_code_and_syntax_error(grader, task):
     assert verdict.kind is VerdictKind.SYNTAX_ERROR and verdict.line == 1
 
 
+@pytest.mark.parametrize(
+    "raised",
+    ["raise SyntaxError('no')", "class SyntaxError(Exception):\n    pass\nraise SyntaxError('no')"],
+)
+def test_a_syntax_error_raised_while_running_is_a_runtime_error(grader, task, names, raised):
+    """Only compiling the program makes a syntax error: one the program raises (or an exception
+    of its own so named) is a crash, officially `exe_error` (a red team's: the name alone made
+    it `syntax_error`, officially `without_zwc`)."""
+    code = (
+        f"import zwc\n\ndef {SHIFT}(data_chunks, encoding_shifts):\n"
+        f"    return {names['bitwise_left_shift']}(data_chunks, encoding_shifts)\n\n{raised}\n"
+    )
+    verdict = grade(grader, task, code)
+    assert verdict.kind is VerdictKind.RUNTIME_ERROR, verdict
+    assert verdict.official_category.value == "exe_error", verdict
+    compiled_wrong = code.replace(raised, "return 2")  # parses; `return` outside a function
+    verdict = grade(grader, task, compiled_wrong)
+    assert verdict.kind is VerdictKind.SYNTAX_ERROR, verdict
+
+
 def test_infinite_loop_is_timeout(grader, task, names):
     code = (
         f"import zwc\n\ndef {SHIFT}(data_chunks, encoding_shifts):\n"

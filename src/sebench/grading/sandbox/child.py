@@ -224,12 +224,15 @@ def _messages(
     # from here on the hook refuses introspection, counts real library calls, and perturbs
     # and counts as the library's work only the calls of the `evidence` functions
     arm(perturbation, evidence)
+    compiled = False
     try:
         # `dont_inherit`: this file's `from __future__ import annotations` must not apply to
         # the program (its annotations are evaluated, as under `python`). Compiled here, in
         # the child, not in the zygote before the fork: the zygote would fault on as many
         # pages as the child saves (measured, issue 12).
-        exec_(compile_(code, audit.PROGRAM_FILE, "exec", dont_inherit=True), namespace)
+        program = compile_(code, audit.PROGRAM_FILE, "exec", dont_inherit=True)
+        compiled = True
+        exec_(program, namespace)
         setup_error = aborted = None
     except exception as exc:
         setup_error, aborted = exc, None
@@ -241,6 +244,11 @@ def _messages(
         exit_now(0)
     if setup_error is not None:
         error_type, message = describe(setup_error)
+        if compiled and error_type == "SyntaxError":
+            # raised while it ran (`raise SyntaxError`, or a class of its own so named), not
+            # by compiling it: a run-time error, which its name alone made `syntax_error`
+            # (officially `without_zwc`, not `exe_error`; a red team's, NP)
+            error_type = "SyntaxError (raised)"
         yield {
             "kind": "setup_error",
             "error_type": error_type,
