@@ -11,6 +11,7 @@ exceptions (attributes, args, `__cause__`, `__context__`, traceback frame locals
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from types import FrameType, ModuleType, TracebackType
 from typing import Any
@@ -128,6 +129,19 @@ class FloatSub(float):
         return 0
 
 
+class NumpyScalarSub(np.float64):
+    """A subclass of one of NumPy's own scalar types: not NumPy's, whatever it derives from (a
+    red team's, with `type` in hand: `array + Sub(1.0)` gave it the raw ufunc and arrays)."""
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        _saw(ufunc, method, inputs, kwargs)
+        return 0
+
+    def __array_function__(self, *args):
+        _saw(args)
+        return 0
+
+
 class StrSub(str):
     def __eq__(self, other):
         _saw(other)
@@ -222,6 +236,8 @@ KINDS = {
     "int_subclass": lambda: IntSub(1),
     "float_subclass": lambda: FloatSub(1.0),
     "str_subclass": lambda: StrSub("float64"),
+    "numpy_scalar_subclass": lambda: NumpyScalarSub(1.0),
+    "numpy_scalar_subclass_as_a_type": lambda: NumpyScalarSub,
     "list_subclass": lambda: ListSub([1.0, Reflected()]),
     "tuple_subclass": lambda: TupleSub((1, 2)),
     "dict_subclass": lambda: DictSub({"all": CallableSpy()}),
@@ -246,6 +262,8 @@ def numpy_objects(value: Any, found: list[str], depth: int = 0, seen: set | None
         return
     seen.add(id(value))
     kind = type(value)
+    if kind is NumpyScalarSub or value is NumpyScalarSub:
+        return  # the program's own object (a traceback's frames hold what was refused)
     module = str(getattr(kind, "__module__", ""))
     if isinstance(value, ModuleType) and value.__name__.split(".")[0] == "numpy":
         found.append("the numpy module")
@@ -331,6 +349,24 @@ def test_no_numpy_object_reaches_user_code_through_any_function_slot_or_keyword(
     if kind in ("callable", "callables_in_a_list"):
         assert reached, "the library never called the hostile callable: the test tests nothing"
     assert not leaks, f"{len(leaks)} calls leaked, e.g. {leaks[:5]}"
+
+
+@pytest.mark.parametrize("make", [lambda: NumpyScalarSub(1.0), lambda: NumpyScalarSub])
+def test_an_operator_hands_numpy_nothing_of_a_numpy_scalar_subclass(zwc: ModuleType, make) -> None:
+    array = zwc.ZWCArray([1.0, 2.0])
+    SEEN.clear()
+    for operate in (
+        lambda x: array + x,
+        lambda x: x * array,
+        lambda x: array == x,
+        lambda x: array.dtype == x,
+    ):
+        with contextlib.suppress(TypeError):
+            operate(make())
+    found: list[str] = []
+    numpy_objects(SEEN, found)
+    SEEN.clear()
+    assert not found, found
 
 
 def test_the_leak_finder_finds_numpy_in_exceptions_frames_and_containers() -> None:

@@ -93,6 +93,19 @@ def _is_plain_type(value):
     return any(value is plain for plain in _PLAIN_TYPES)
 
 
+def _class_ids(root):
+    """The ids of `root` and of every class below it that exists now and is NumPy's (made when
+    it is imported: in the sandbox, before any program exists; in-process, other code's
+    subclasses may exist already, and are left out by their module)."""
+    found, todo = set(), [root]
+    while todo:
+        cls = todo.pop()
+        if id(cls) not in found and str(cls.__module__).partition(".")[0] == "numpy":
+            found.add(id(cls))
+            todo.extend(type.__subclasses__(cls))
+    return frozenset(found)
+
+
 def _isolated(function, name):
     """`function` with globals that hold nothing, not even the builtins: the frames a traceback
     shows (`tb_frame.f_globals`, `f_builtins`) and `__globals__` lead nowhere."""
@@ -117,6 +130,11 @@ def build(np, package, call, official_failure, official_trial_wanted):
     np_array = np.array
     vectorize_type = np.vectorize
     raw_dtype = np.dtype
+    # NumPy's own scalar and dtype classes, by id: a subclass of one made later (the program's,
+    # with `__array_ufunc__`) is none of them, and NumPy would call its methods with raw arrays
+    # (a red team's, once it had `type`: the raw ufunc and arrays from `array + Sub(1.0)`)
+    numpy_scalar_types = _class_ids(generic)
+    numpy_dtype_types = _class_ids(raw_dtype)
     # scalars whose `.item()` changes what they print (datetime64[ns] -> int, void -> tuple):
     # they stay 0-d library arrays, which print exactly like the NumPy scalar
     kept_as_arrays = (np.datetime64, np.timedelta64, np.void)
@@ -191,7 +209,7 @@ def build(np, package, call, official_failure, official_trial_wanted):
                 # NumPy passes these only when asked for a type or for no copy; the official
                 # `__array__` takes neither, so there NumPy's conversion raised
                 official_failure("NumPy converted a library array with dtype= or copy=False")
-            if not issubclass(type(dtype), raw_dtype):  # NumPy itself passes its dtypes
+            if id(type(dtype)) not in numpy_dtype_types:  # NumPy itself passes its dtypes
                 dtype = inbound(dtype, 0)
             if copy:
                 return np_array(_get(self), dtype=dtype, copy=True)
@@ -448,7 +466,7 @@ def build(np, package, call, official_failure, official_trial_wanted):
         # what NumPy's dtype may compare with: nothing it would call back with NumPy objects
         if type(other) is dtype:
             return _get_dtype(other)
-        if issubclass(type(other), raw_dtype) or type(other) is str or _is_plain_type(other):
+        if id(type(other)) in numpy_dtype_types or type(other) is str or _is_plain_type(other):
             return other
         return _REFUSED
 
@@ -460,7 +478,7 @@ def build(np, package, call, official_failure, official_trial_wanted):
         if id(kind) in _SCALAR_IDS:
             _refuse_clock_words((other,))
             return other
-        if kind is list or kind is tuple or issubclass(kind, generic):
+        if kind is list or kind is tuple or id(kind) in numpy_scalar_types:
             try:
                 return inbound(other, 0)
             except UnsupportedArgumentError:
@@ -518,9 +536,9 @@ def build(np, package, call, official_failure, official_trial_wanted):
         if _is_plain_type(value):
             return value
         # NumPy's own scalars, dtypes and scalar types: only trusted code holds them
-        if issubclass(kind, generic) or issubclass(kind, raw_dtype):
+        if id(kind) in numpy_scalar_types or id(kind) in numpy_dtype_types:
             return value
-        if kind is type and issubclass(value, generic):
+        if kind is type and id(value) in numpy_scalar_types:
             return value
         if callable(value):  # functions, partials, methods, classes: see library values only
             return _callback(value)
