@@ -135,6 +135,33 @@ def test_a_syntax_error_raised_while_running_is_a_runtime_error(grader, task, na
     assert verdict.kind is VerdictKind.SYNTAX_ERROR, verdict
 
 
+def _from_deeper(frames: int, call):
+    return call() if frames == 0 else _from_deeper(frames - 1, call)
+
+
+@pytest.mark.parametrize("caller_frames", [0, 650])
+def test_how_deep_code_may_nest_does_not_depend_on_the_callers_stack(
+    grader, task, names, caller_frames
+):
+    """A red team's: the walk's RecursionError was the only bound, so a sum of ~490 terms was
+    `correct` through the reward server and `policy` through `sebench eval`, whose stacks
+    differ; TRL's trainer calls from deeper still. The bound is fixed now (`MAX_NESTING`), and
+    the static stages run on the grader's own thread."""
+    from sebench.grading.policy import MAX_NESTING
+
+    def program(terms: int) -> str:
+        return (
+            f"import zwc\n\ndef {SHIFT}(data_chunks, encoding_shifts):\n"
+            f"    return {names['bitwise_left_shift']}(data_chunks, encoding_shifts)\n\n"
+            f"def pad(v):\n    return {' + '.join(['v'] * terms)}\n"
+        )
+
+    below = _from_deeper(caller_frames, lambda: grade(grader, task, program(MAX_NESTING - 20)))
+    above = _from_deeper(caller_frames, lambda: grade(grader, task, program(MAX_NESTING + 20)))
+    assert below.kind is VerdictKind.CORRECT, below
+    assert above.kind is VerdictKind.POLICY and above.rule == "too-deep", above
+
+
 def test_infinite_loop_is_timeout(grader, task, names):
     code = (
         f"import zwc\n\ndef {SHIFT}(data_chunks, encoding_shifts):\n"

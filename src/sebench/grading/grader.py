@@ -136,6 +136,12 @@ class Grader:
         self._pool: Any = None
         self._numpy_pool: Any = None  # started on the first NumPy-form job
         self._lock = threading.Lock()
+        # The static stages run on this one thread, whoever calls: how deep they may recurse
+        # (the parser's conversion, the policy's walk) is then the same for `sebench eval`, the
+        # reward server and TRL's trainer, deep in its own stack (a red team's: one program
+        # was `policy` through one and `correct` through another). Checks hold the GIL: one
+        # thread is as fast as several.
+        self._static = ThreadPoolExecutor(max_workers=1, thread_name_prefix="grader-static")
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self) -> Grader:
@@ -170,6 +176,7 @@ class Grader:
         for pool in pools:
             if pool is not None:
                 pool.__exit__(None, None, None)
+        self._static.shutdown(wait=False)  # a later `grade` starts it again
 
     def __enter__(self) -> Grader:
         return self.start()
@@ -245,6 +252,15 @@ class Grader:
                     yield item, verdict
 
     def _plan(self, task: Task, response: str | None, numpy_form: bool = False) -> _Plan:
+        with self._lock:
+            try:
+                future = self._static.submit(self._plan_here, task, response, numpy_form)
+            except RuntimeError:  # shut down by `close`: a grader may be used again after it
+                self._static = ThreadPoolExecutor(1, thread_name_prefix="grader-static")
+                future = self._static.submit(self._plan_here, task, response, numpy_form)
+        return future.result()
+
+    def _plan_here(self, task: Task, response: str | None, numpy_form: bool) -> _Plan:
         if numpy_form:
             # The official rules are those of library tasks: a NumPy-form task is graded by
             # the strict stages alone, its official category the one its verdict maps to.

@@ -31,7 +31,6 @@ import importlib.util
 import pkgutil
 import re
 import sys
-from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import ModuleType
@@ -522,8 +521,9 @@ def _is_private(name: str) -> bool:
     return any(p.startswith("__") and not p.endswith("__") for p in name.split("."))
 
 
-def _private_names(tree: ast.AST) -> list[Refusal]:
-    """Every identifier of the private form `__x`, wherever it is written. Inside a class body
+def _private_names(tree: ast.AST) -> tuple[list[Refusal], int]:
+    """Every identifier of the private form `__x`, wherever it is written, and how deep the
+    tree nests (a lone module: 1), in one walk without recursion. Inside a class body
     Python reads `__x` as `_Class__x`, so every check that asks what a name is would ask about
     another name than the one that runs: a red team bound `_Holder__B` to `typing.Type` and a
     class `__B` beside it, and `class Meta(__B)` in `class Holder` was a metaclass the policy
@@ -531,28 +531,31 @@ def _private_names(tree: ast.AST) -> list[Refusal]:
     function). Refused whole, as no solution needs name mangling: with no `__x` anywhere,
     what Python reads is what is written."""
     refusals = []
-    todo = deque([tree])
-    while todo:  # `ast.walk`'s order, with each node class's fields looked up once
-        node = todo.popleft()
-        names, children = _layout(type(node))
-        for field, many in names:
-            value = getattr(node, field, None)
-            for name in value if many and isinstance(value, list) else (value,):
-                if isinstance(name, str) and "__" in name and _is_private(name):
-                    refusals.append(
-                        Refusal(
-                            "private-name",
-                            getattr(node, "lineno", None),
-                            f"`{name}`: a private name, which Python renames inside a class",
+    depth, level = 0, [tree]
+    while level:  # `ast.walk`'s order, a level at a time, each node class's fields looked up once
+        depth += 1
+        below: list[ast.AST] = []
+        for node in level:
+            names, children = _layout(type(node))
+            for field, many in names:
+                value = getattr(node, field, None)
+                for name in value if many and isinstance(value, list) else (value,):
+                    if isinstance(name, str) and "__" in name and _is_private(name):
+                        refusals.append(
+                            Refusal(
+                                "private-name",
+                                getattr(node, "lineno", None),
+                                f"`{name}`: a private name, which Python renames inside a class",
+                            )
                         )
-                    )
-        for field in children:
-            value = getattr(node, field, None)
-            if isinstance(value, list):
-                todo.extend(item for item in value if isinstance(item, ast.AST))
-            elif isinstance(value, ast.AST):
-                todo.append(value)
-    return refusals
+            for field in children:
+                value = getattr(node, field, None)
+                if isinstance(value, list):
+                    below.extend(item for item in value if isinstance(item, ast.AST))
+                elif isinstance(value, ast.AST):
+                    below.append(value)
+        level = below
+    return refusals, depth
 
 
 @functools.cache
@@ -589,15 +592,33 @@ def find_refusals(tree: ast.Module, package: str) -> list[Refusal]:
     return scan(tree, package).refusals
 
 
+# The deepest nesting of the syntax tree the checks walk (expressions, statements, and each
+# part of them: `v + v + ... + v` with 300 terms is 300 deep). The walk recurses, and a
+# RecursionError was the only bound: at ~490 levels, fewer the deeper the caller's own stack,
+# so one program was `correct` through `sebench serve-reward` and `policy` through `sebench
+# eval` (a red team's, NR). A fixed bound, measured without recursion, and far above honest
+# code (the dev references and the demo's programs: under 20).
+MAX_NESTING = 200
+
+
+class TooDeep(RecursionError):
+    """The code nests deeper than `MAX_NESTING`: refused as `too-deep`, as a RecursionError of
+    the walk itself was."""
+
+
 def scan(tree: ast.Module, package: str) -> Scan:
     """Walk the code once: its refusals (in line order, NumPy ones first on the same line), its
-    imports and the calls inside its functions."""
+    imports and the calls inside its functions. Raises `TooDeep` for code nested deeper than
+    `MAX_NESTING`."""
+    private, depth = _private_names(tree)  # without recursion, so first
+    if depth > MAX_NESTING:
+        raise TooDeep(f"code nested more than {MAX_NESTING} levels deep")
     visitor = _PolicyVisitor(
         package, _sys_aliases(tree), postponed_annotations=_postpones_annotations(tree)
     )
     visitor.visit(tree)
     visitor.run_deferred()
-    refusals = visitor.refusals + _private_names(tree)
+    refusals = visitor.refusals + private
     if any(r.rule in _DYNAMIC_RULES for r in refusals) and _mentions_numpy(tree):
         first = next(r for r in refusals if r.rule in _DYNAMIC_RULES)
         refusals.append(
