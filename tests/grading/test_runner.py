@@ -110,6 +110,54 @@ def test_rerun_grades_only_missing_samples(
     )
 
 
+def test_a_changed_response_or_setting_is_graded_again_not_answered_by_an_older_verdict(
+    tmp_path, responses, single_test_dev_path, official_library
+):
+    """A red team's: an honest response graded into `--out`, then a wrong one for the same
+    task and sample into the same file: the old `correct` stood (the resume keyed samples by
+    task, mode and sample alone). A result counts only for what it graded."""
+    out, summary_path = tmp_path / "results.jsonl", tmp_path / "summary.json"
+    honest = write(tmp_path / "honest.jsonl", [responses[0]])
+    wrong = write(tmp_path / "wrong.jsonl", [{**responses[0], "response": fenced("x = 1")}])
+    first = evaluate(
+        honest, out, summary_path, library=official_library, config=config(single_test_dev_path)
+    )
+    assert first["accuracy"] == 1.0
+    second = evaluate(
+        wrong, out, summary_path, library=official_library, config=config(single_test_dev_path)
+    )
+    assert second["accuracy"] == 0.0 and second["samples"] == 1, second["verdicts"]
+    again = evaluate(  # back to the honest response: its own row answers, nothing is graded
+        honest,
+        out,
+        summary_path,
+        library=official_library,
+        config=config(single_test_dev_path),
+        on_progress=lambda *a: pytest.fail("the honest row's result is in the file"),
+    )
+    assert again["accuracy"] == 1.0
+    graded = []
+    evaluate(  # another setting the verdict depends on: graded again
+        honest,
+        out,
+        summary_path,
+        library=official_library,
+        config=config(single_test_dev_path, tolerance=0.5),
+        on_progress=lambda done, total, v: graded.append(total),
+    )
+    assert graded == [1]
+    evaluate(  # the worker count is no such setting
+        honest,
+        out,
+        summary_path,
+        library=official_library,
+        config=EvalConfig(
+            sandbox=SandboxConfig(workers=1), data=(str(single_test_dev_path),), tolerance=0.5
+        ),
+        on_progress=lambda *a: pytest.fail("workers do not change a verdict"),
+    )
+
+
 def test_bad_rows_are_recorded_once_and_the_rest_is_graded(
     tmp_path, responses, single_test_dev_path, official_library
 ):

@@ -3,12 +3,18 @@
 Results are appended and flushed one row per sample as they are graded, so a crash or Ctrl-C
 loses nothing; rerunning the same command grades only the (task_id, mode, sample) samples that
 are missing (one rollout file may hold several prompt modes; `mode` is None when rows carry
-none). The summary is computed from the whole results file, so it is the same whether the run
-was done in one go or resumed.
+none). A result counts only for what it graded (`graded_as`: a digest of the response, the
+task, the library, the rules and limits, the version): a changed response, task file, library
+or setting is graded again, never answered by an older verdict for the same sample (a red
+team's: an honest row's `correct` stayed for a wrong row graded into the same file). The
+summary is computed from the results file, so it is the same whether the run was done in one
+go or resumed.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -67,7 +73,8 @@ class EvalConfig:
 class _Plan:
     to_grade: int = 0
     already_done: int = 0
-    keys: set[SampleKey] = field(default_factory=set)  # every sample of this run
+    # every sample of this run, with what its result must have graded (`_digest`)
+    keys: dict[SampleKey, str] = field(default_factory=dict)
 
 
 def default_library(data: Sequence[str | Path] = ()) -> Library:
@@ -111,7 +118,8 @@ def evaluate(
 
         subset = load_subset(config.subset)
     done = _completed_keys(out_path)
-    plan = _plan(responses_path, tasks, subset, done)
+    context = _grading_context(library, config)
+    plan = _plan(responses_path, tasks, subset, done, context)
     functions = _library_names(library.table)
 
     with JsonlAppender(out_path) as out:
@@ -122,14 +130,14 @@ def evaluate(
 
             def record(item: Item, verdict: Verdict) -> None:
                 nonlocal graded
-                out.write(_result_row(item, verdict, functions))
+                out.write(_result_row(item, verdict, functions, _digest(item, context)))
                 graded += 1
                 if on_progress is not None:
                     on_progress(graded, plan.to_grade, verdict)
 
             def work() -> Iterator[tuple[Task, str | None, Item]]:
                 # runs in this thread, pulled by grade_many: `record` needs no lock
-                for item in _items_to_grade(responses_path, tasks, subset, done):
+                for item in _items_to_grade(responses_path, tasks, subset, done, context):
                     if item.rollout_error is not None:
                         record(item, rollout_failure(item.rollout_error))
                     else:
@@ -181,25 +189,28 @@ def _short(text: str, limit: int = 300) -> str:
 
 def summarize(
     out_path: str | Path,
-    keys: set[SampleKey] | None = None,
+    keys: dict[SampleKey, str] | None = None,
     *,
     library: Library | None = None,
     config: EvalConfig | None = None,
     responses_path: str | Path | None = None,
 ) -> dict[str, Any]:
-    """The summary of a results file (restricted to `keys` when given)."""
-    samples: list[Graded] = []
+    """The summary of a results file: restricted to `keys` when given (each sample's digest,
+    `graded_as`: the row that graded what the responses file holds now), else each sample's
+    last row."""
+    rows: dict[SampleKey, dict[str, Any]] = {}
     bad: list[str] = []
-    seen: set[SampleKey] = set()
-    unknown: Counter[str] = Counter()
     for _, row in iter_jsonl(out_path) if Path(out_path).exists() else ():
         if "error" in row:
             bad.append(row["error"])
             continue
         key = _result_key(row)
-        if (keys is not None and key not in keys) or key in seen:
-            continue
-        seen.add(key)
+        if keys is None or (key in keys and row.get("graded_as") == keys[key]):
+            rows[key] = row
+    seen = set(rows)
+    samples: list[Graded] = []
+    unknown: Counter[str] = Counter()
+    for row in rows.values():
         unknown.update(row.get("unknown_functions") or ())
         samples.append(
             Graded(
@@ -226,7 +237,7 @@ def summarize(
     summary["unknown_functions"] = dict(unknown.most_common())
     summary["bad_row_errors"] = bad[:MAX_REPORTED_BAD_ROWS]
     if keys is not None:
-        summary["missing"] = len(keys - seen)  # not graded yet (an interrupted run)
+        summary["missing"] = len(set(keys) - seen)  # not graded yet (an interrupted run)
     summary["per_split"] = breakdown(samples, "split")
     if any(s.mode is not None for s in samples):  # e.g. closed vs the NumPy-form upper bound
         summary["per_mode"] = breakdown(samples, "mode")
@@ -250,11 +261,14 @@ def _library_names(table: NameTable) -> dict[str, str]:
     return names
 
 
-def _result_row(item: Item, verdict: Verdict, functions: dict[str, str]) -> dict[str, Any]:
+def _result_row(
+    item: Item, verdict: Verdict, functions: dict[str, str], digest: str
+) -> dict[str, Any]:
     unknown = unknown_functions(item.task.selected_functions, functions)
     return {
         "task_id": item.task.task_id,
         "sample": item.sample,
+        "graded_as": digest,
         "split": item.task.split,
         "functions": [functions.get(name, name) for name in item.task.selected_functions],
         **({"unknown_functions": list(unknown)} if unknown else {}),
@@ -265,14 +279,47 @@ def _result_row(item: Item, verdict: Verdict, functions: dict[str, str]) -> dict
 
 
 def _completed_keys(out_path: str | Path) -> set[tuple[Any, ...]]:
+    """What `out_path` holds already: each result as (its sample's key, what it graded), each
+    bad row by its line."""
     from sebench.jsonl import read_completed
 
     def key(row: dict[str, Any]) -> tuple[Any, ...]:
         if "error" in row:
             return ("!bad-row", None, row["source_line"])
-        return _result_key(row)
+        return (_result_key(row), row.get("graded_as"))
 
     return read_completed(out_path, key)  # type: ignore[return-value]
+
+
+def _grading_context(library: Library, config: EvalConfig) -> str:
+    """Everything of a run a verdict depends on besides the sample: the library's names, the
+    rules, tolerances and limits (not the worker count), sebench's version."""
+    from sebench import __version__
+
+    settings = config.to_dict()
+    for name in ("data", "subset"):  # the tasks themselves are in each sample's digest
+        settings.pop(name)
+    if settings["sandbox"] is not None:
+        settings["sandbox"] = {k: v for k, v in settings["sandbox"].items() if k != "workers"}
+    return json.dumps([__version__, library.table.to_json(), settings], sort_keys=True)
+
+
+def _digest(item: Item, context: str) -> str:
+    """What a result graded (`graded_as`): the response, the task as graded, the context."""
+    task = item.task
+    graded = [
+        context,
+        item.response,
+        item.rollout_error,
+        item.mode,
+        task.task_id,
+        task.entry_point,
+        list(task.test_inputs),
+        list(task.expected),
+        list(task.selected_functions),
+    ]
+    text = json.dumps(graded, default=str, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
 
 
 def _result_key(row: dict[str, Any]) -> tuple[Any, ...]:
@@ -285,6 +332,7 @@ def _plan(
     tasks: dict[str, Task] | None,
     subset: frozenset[str] | None,
     done: set,
+    context: str,
 ) -> _Plan:
     plan = _Plan()
     for item in read_responses(responses_path, tasks):
@@ -292,8 +340,9 @@ def _plan(
             continue
         if item.key in plan.keys:
             continue  # a duplicate (task_id, mode, sample): reported as a bad row
-        plan.keys.add(item.key)
-        if item.key in done:
+        digest = _digest(item, context)
+        plan.keys[item.key] = digest
+        if (item.key, digest) in done:
             plan.already_done += 1
         else:
             plan.to_grade += 1
@@ -305,13 +354,14 @@ def _items_to_grade(
     tasks: dict[str, Task] | None,
     subset: frozenset[str] | None,
     done: set,
+    context: str,
 ) -> Iterator[Item]:
     seen: set[SampleKey] = set()
     for item in read_responses(responses_path, tasks):
         if isinstance(item, BadRow) or not _wanted(item, subset) or item.key in seen:
             continue
         seen.add(item.key)
-        if item.key not in done:
+        if (item.key, _digest(item, context)) not in done:
             yield item
 
 

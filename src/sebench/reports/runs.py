@@ -155,7 +155,7 @@ def _load_arm(root: Path, entry: Any, index: int) -> Arm:
         return arm
     problems: list[str] = []
     summary = _read_json(root, entry.get("summary"), "summary", problems)
-    results = _read_rows(root, entry.get("results"), "results", problems)
+    results = _latest(_read_rows(root, entry.get("results"), "results", problems))
     responses = _responses(root, summary, problems) if results else {}
     training = None
     if entry.get("train_dir"):
@@ -189,6 +189,18 @@ def _read_json(root: Path, name: Any, what: str, problems: list[str]) -> dict[st
         problems.append(f"{what} {name}: unreadable ({exc})")
         return None
     return data if isinstance(data, dict) else None
+
+
+def _latest(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A results file's rows, a sample graded again (its response, task or settings changed,
+    `sebench eval` on the same file) by its last row only."""
+    latest: dict[Any, dict[str, Any]] = {}
+    for row in rows:
+        if "error" in row:
+            latest[("!bad-row", row.get("source_line"))] = row
+        else:
+            latest[(row.get("task_id"), row.get("mode"), row.get("sample"))] = row
+    return list(latest.values())
 
 
 def _read_rows(root: Path, name: Any, what: str, problems: list[str]) -> list[dict[str, Any]]:
