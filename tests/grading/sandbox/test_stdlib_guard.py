@@ -899,6 +899,84 @@ def test_a_method_called_through_its_class_on_a_class_hands_out_no_type(pool, ca
     assert "takes a" in printed, printed
 
 
+STATISTICS_GADGET = """
+import abc, enum, fractions, statistics
+
+class A(abc.ABC):
+    pass
+
+class Z(enum.IntEnum):  # an int subclass: the other item's type is the common type
+    ONE = 1
+
+    def as_integer_ratio(self):  # not finite: the object itself is the total
+        raise ValueError("inf")
+
+    def is_finite(self):
+        return False
+
+    def __radd__(self, other):
+        return self
+
+    def __add__(self, other):
+        return self
+
+    def __truediv__(self, other):  # the mean: what `T(...)` is given
+        return A
+
+class C:  # a class among the data: its type is a metaclass
+    @staticmethod
+    def as_integer_ratio():
+        raise ValueError("inf")
+
+    @staticmethod
+    def is_finite():
+        return False
+"""
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "statistics.mean([Z.ONE, C])",
+        "statistics._convert(A, type)",
+        "statistics._convert(A, abc.ABCMeta)",
+        "statistics._convert(Z, enum.EnumType)",
+    ],
+)
+def test_statistics_converts_to_no_metaclass(pool, call):
+    """A red team's (NQ): `mean` returns `T(total / n)` with `T` the data's common type; with a
+    class among the data `T` is a metaclass and the result `type(value)`, here `abc.ABCMeta`,
+    which makes classes with any special method named at run time."""
+    printed = run(
+        pool,
+        STATISTICS_GADGET
+        + f"""
+def solve(x):
+    try:
+        made = {call}
+    except TypeError as error:
+        return "refused: " + str(error)
+    return "made: " + str(made)
+""",
+    )
+    assert printed is not None and printed.startswith("refused:"), printed
+    assert "metaclass" in printed, printed
+    kept = run(
+        pool,
+        STATISTICS_GADGET
+        + """
+def solve(x):
+    return [
+        statistics.mean([1, 2]),
+        statistics.variance([1.0, 2.0, 4.0]),
+        statistics.harmonic_mean([1, 2, 4]),
+        statistics.mean([fractions.Fraction(1, 2), fractions.Fraction(1, 3)]),
+    ]
+""",
+    )
+    assert kept == "[1.5, 2.3333333333333335, 1.7142857142857142, Fraction(5, 12)]", kept
+
+
 def test_every_method_of_the_allowed_modules_classes_takes_its_own_instances_only(pool):
     """The rule behind the calls above, for every class a program can reach from the allowed
     modules (their names, and those classes' bases): in a child, no method written in Python

@@ -42,6 +42,7 @@ import enum
 import functools
 import operator
 import re
+import statistics
 import types
 from collections.abc import Callable
 from typing import Any
@@ -473,6 +474,20 @@ def install(
         setattr(dataclasses, name, instance_checked(getattr(dataclasses, name)))
     for name in ("_asdict_inner", "_astuple_inner"):
         setattr(dataclasses, name, inner_checked(getattr(dataclasses, name)))
+
+    # `statistics` converts its result to the common type of the data, `T(value)`, with `T`
+    # derived from `type(item)` and `value` from the program's own arithmetic: with a class
+    # among the data, `T` is a metaclass and the result `type(value)`, a class factory
+    # (`abc.ABCMeta` from an ABC class; a red team's, NQ: `mean`, `harmonic_mean`, `variance`
+    # then gave what `type` gives). Numbers convert to number types only.
+    convert = statistics._convert
+
+    def guarded_convert(value: Any, kind: Any) -> Any:
+        if isinstance(kind, type) and issubclass(kind, type):
+            raise TypeError("statistics converts to the data's number type, not to a metaclass")
+        return convert(value, kind)
+
+    statistics._convert = guarded_convert  # what `mean`, `variance`, ... call, by its name
 
 
 # The first parameter's name of a method: a function in a class body whose first parameter is
