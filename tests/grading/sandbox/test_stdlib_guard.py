@@ -977,6 +977,100 @@ def solve(x):
     assert kept == "[1.5, 2.3333333333333335, 1.7142857142857142, Fraction(5, 12)]", kept
 
 
+@pytest.fixture(scope="module")
+def library_pool(official_library):
+    """The official library (NumPy's functions behind it), the policy not in the way."""
+    from sebench.grading.sandbox import SandboxConfig, SandboxPool
+
+    config = SandboxConfig(workers=1, timeout_s=3, memory_mb=512, max_output_bytes=64 << 10)
+    with SandboxPool(official_library, config) as warm:
+        yield warm
+
+
+def test_no_class_of_the_program_is_asked_what_numpy_checks_against_an_abc(
+    library_pool, official_library
+):
+    """NumPy checks its raw objects against ABCs (`isinstance(raw, numbers.Number)` inside
+    `logspace`, `linspace`, `geomspace`, `piecewise`), and an ABC asks its subclasses' hooks,
+    their metaclasses and its registered classes: a program's was handed the raw ndarray class
+    (red teams NM, NN, NQ, each once it had `type` or a metaclass; then raw arrays and any
+    memory). Every gadget at once, with `type` in hand (no policy here): none hears of a NumPy
+    class. Honest ABCs still work."""
+    names = official_library.table.numpy_to_library()
+    calls = [
+        f"lambda a: {names['logspace']}(a, a)",
+        f"lambda a: {names['linspace']}(a, a)",
+        f"lambda a: {names['geomspace']}(a, a)",
+        f"lambda a: {names['piecewise']}(a, [a > 2], [1, 2])",
+    ]
+    printed = run(
+        library_pool,
+        f"""
+        import abc, collections.abc, numbers
+        import zwc
+
+        seen = []
+
+        def hook(cls, sub):
+            seen.append(sub)
+            return NotImplemented
+
+        H1 = type("H1", (numbers.Number,), {{"__subclasshook__": classmethod(hook)}})
+        H2 = type("H2", (collections.abc.Sequence,), {{"__subclasshook__": classmethod(hook)}})
+
+        class M(abc.ABCMeta):
+            def __subclasscheck__(cls, sub):
+                seen.append(sub)
+                return False
+
+            def __instancecheck__(cls, instance):
+                seen.append(instance)
+                return False
+
+        H3 = M("H3", (numbers.Number,), {{}})
+
+        class K(type):
+            def __subclasscheck__(cls, sub):
+                seen.append(sub)
+                return False
+
+            def __eq__(cls, other):
+                seen.append(other)
+                return False
+
+            def __hash__(cls):
+                return 1
+
+        R = K("R", (), {{}})
+        numbers.Number.register(R)
+        collections.abc.Sequence.register(R)
+
+        class Shape(abc.ABC):
+            @abc.abstractmethod
+            def area(self): ...
+
+        class Square(Shape):
+            def area(self):
+                return 4
+
+        def solve(x):
+            a = zwc.ZWCArray([[1.0, 2.0], [3.0, 4.0]])
+            for call in [{", ".join(calls)}]:
+                try:
+                    call(a)
+                except Exception:
+                    pass
+            numpy_seen = sorted({{
+                type(s).__module__ + "." + type(s).__name__
+                for s in seen
+                if "numpy" in (type(s).__module__ + str(getattr(s, "__module__", "")))
+            }})
+            return [numpy_seen, Square().area(), isinstance(Square(), Shape), isinstance(3, Shape)]
+        """,
+    )
+    assert printed == "[[], 4, True, False]", printed
+
+
 def test_every_method_of_the_allowed_modules_classes_takes_its_own_instances_only(pool):
     """The rule behind the calls above, for every class a program can reach from the allowed
     modules (their names, and those classes' bases): in a child, no method written in Python

@@ -400,7 +400,8 @@ def setup_server(
         "introspection": "an audit hook refuses frames, gc, tracing, ctypes, code rewriting; "
         "attribute names held by dataclass fields and cached properties fixed, wraps copies no "
         "module; no special names from data in Enum members, copy states or dataclass fields; "
-        "the standard library's methods take their own class's instances only; "
+        "the standard library's methods take their own class's instances only; ABCs answer "
+        "for NumPy's classes from a fixed table; "
         "modules and the classes that exist before it read-only to the program",
     }
     for name, text in described.items():

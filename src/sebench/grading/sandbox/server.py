@@ -164,6 +164,12 @@ def _standard_library(module: str) -> bool:
     return module.partition(".")[0] in sys.stdlib_module_names or module == stdlib_guard.__name__
 
 
+def _trusted(module: str, package: str) -> bool:
+    """Whether classes of the module so named hold what only trusted code may: NumPy's, the
+    library's (`package`), the harness's."""
+    return module.partition(".")[0] in ("numpy", package, "sebench")
+
+
 def _time_text(value: object) -> bool:
     """A start frame's time: `protocol.TIME_FORMAT` text of a number."""
     if type(value) is not str or len(value) != protocol.TIME_WIDTH:
@@ -281,6 +287,7 @@ class Server:
         frame_readers = import_guard.install((package,), guard_introspection, refused)
         if guard_introspection:  # part of the introspection layer (`sebench doctor`)
             stdlib_guard.install((type(numpy.clip), numpy.ufunc), attribute_refusal)
+            stdlib_guard.pin_abc_answers(lambda module: _trusted(module, package))
             stdlib_guard.own_instances_only(_standard_library)
         # The hook's controls are held by this frame and the zygote's only: never by a module.
         controls = audit.install(

@@ -490,6 +490,66 @@ def install(
     statistics._convert = guarded_convert  # what `mean`, `variance`, ... call, by its name
 
 
+def pin_abc_answers(secret: Callable[[str], bool]) -> int:
+    """What an ABC answers about a class whose objects only trusted code holds (NumPy's, the
+    library's: `secret` names their modules) is fixed before any program exists. NumPy checks
+    its raw objects against ABCs (`isinstance(raw, numbers.Number)` in `isscalar`, inside
+    `logspace`, `linspace`, `geomspace`, `piecewise`), and the ABC machinery asks every
+    subclass's hook, every subclass's metaclass and every registered class: a program's hook
+    (or metaclass `__subclasscheck__`, or registered class of a metaclass with `__eq__`) was
+    handed the raw ndarray class (red teams NM, NN, NQ, each once it had `type` or a
+    metaclass; then raw arrays and any memory of the child). Now every ABC that exists in the
+    server answers for those classes from a table made here, and asks no one. Returns how
+    many classes were pinned."""
+    meta, module_of = abc.ABCMeta, type.__dict__["__module__"].__get__
+    everything = _every_class()  # static types too (NumPy's ndarray), which `gc` does not list
+    classes = [cls for cls in everything if secret(str(module_of(cls)))]
+    abcs = [cls for cls in everything if isinstance(cls, meta)]
+    pinned = frozenset(map(id, classes))
+    known = frozenset(map(id, abcs))
+    subclass_check, instance_check = meta.__subclasscheck__, meta.__instancecheck__
+    yes = frozenset(
+        (id(a), id(c)) for a in abcs for c in classes if _is_subclass(subclass_check, a, c)
+    )
+    type_ = type
+
+    def __subclasscheck__(cls: Any, subclass: Any) -> bool:  # noqa: N807 - the slot's name
+        if id(subclass) in pinned and id(cls) in known:
+            return (id(cls), id(subclass)) in yes
+        return subclass_check(cls, subclass)
+
+    def __instancecheck__(cls: Any, instance: Any) -> bool:  # noqa: N807
+        kind = type_(instance)
+        if id(kind) in pinned and id(cls) in known:
+            return (id(cls), id(kind)) in yes
+        return instance_check(cls, instance)
+
+    __subclasscheck__.__qualname__ = "ABCMeta.__subclasscheck__"
+    __instancecheck__.__qualname__ = "ABCMeta.__instancecheck__"
+    meta.__subclasscheck__ = __subclasscheck__
+    meta.__instancecheck__ = __instancecheck__
+    return len(classes)
+
+
+def _every_class() -> list[type]:
+    """Every class that exists now: `object` and its subclasses, at every depth."""
+    found, seen, todo = [], set(), [object]
+    while todo:
+        cls = todo.pop()
+        if id(cls) not in seen:
+            seen.add(id(cls))
+            found.append(cls)
+            todo.extend(type.__subclasses__(cls))
+    return found
+
+
+def _is_subclass(check: Callable[[Any, Any], bool], cls: type, subclass: type) -> bool:
+    try:
+        return bool(check(cls, subclass))
+    except Exception:  # an ABC whose hook fails on a class it was never meant to see
+        return False
+
+
 # The first parameter's name of a method: a function in a class body whose first parameter is
 # named otherwise, and whose name is not a special one (`__add__`), is called as a plain
 # function by its own module (3.11's `Enum._generate_next_value_(name, start, count,
@@ -522,6 +582,8 @@ def own_instances_only(modules: Callable[[str], bool]) -> int:
         if not flags & _HEAP_TYPE or type(module) is not str or not modules(module):
             continue
         for name, member in list(value.__dict__.items()):
+            if name == "__new__":  # takes a class, under whatever name it was written
+                continue
             replaced = _checked_member(member, value)
             if replaced is not member:
                 type.__setattr__(value, name, replaced)
