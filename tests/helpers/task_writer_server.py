@@ -78,6 +78,13 @@ SORT_RANDOM = (
 
 MAX = "import numpy as np\n\ndef solve(values):\n    return float(np.max(np.array(values)))\n"
 
+MIN_QUERY = "Return the smallest reading in `values`."
+MIN = "import numpy as np\n\ndef solve(values):\n    return float(np.min(np.array(values)))\n"
+# the same task again: other words, and a program padded with no-ops far past the edit distance
+# at which programs are near-duplicates (a red team's way to keep one task four times)
+MIN_AGAIN_QUERY = "The least of the readings in `values`, please."
+MIN_PADDED = MIN.replace("    return", "    pass\n" * 8 + "    return")
+
 MULTI_QUERY = "Total of the running sums of the absolute readings in `values`."
 MULTI = (
     "import numpy as np\n\n"
@@ -93,6 +100,8 @@ GENERATOR_SCRIPT: dict[str, list[str]] = {
     "cumsum": [answer("Running totals of `values`, shifted.", CUMSUM_STATEFUL)] * 2,
     "sum": [answer("Total of `values`.", SUM_TIMED)] * 2,
     "sort": [answer("Sort `values` after a jitter.", SORT_RANDOM)] * 2,
+    # kept, then the same cases again
+    "min": [answer(MIN_QUERY, MIN), answer(MIN_AGAIN_QUERY, MIN_PADDED)],
     # no JSON at all / too few test inputs
     "max": [
         "I would ask for the largest reading, but here is no JSON.",
@@ -105,6 +114,8 @@ QUERIES = {
     MEDIAN_QUERY: MEDIAN,
     MEDIAN_ABS_QUERY: MEDIAN_ABS,
     MULTI_QUERY: MULTI,
+    MIN_QUERY: MIN,
+    MIN_AGAIN_QUERY: MIN_PADDED,
 }
 WRONG_FOR = {("solver-b", MEDIAN_ABS_QUERY)}
 WRONG = "```python\nimport numpy as np\n\ndef solve(values):\n    return -1.0\n```"

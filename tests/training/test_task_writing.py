@@ -29,6 +29,8 @@ from tests.helpers.task_writer_server import (
     MEAN_QUERY,
     MEDIAN,
     MEDIAN_QUERY,
+    MIN_AGAIN_QUERY,
+    MIN_QUERY,
     MULTI_QUERY,
     TaskWriterScript,
     answer,
@@ -75,6 +77,7 @@ EXPECTED = {
     "sum": ["policy/banned-module"] * 2,  # imports time
     "sort": ["policy/randomness"] * 2,  # np.random
     "max": ["parse/malformed"] * 2,  # no JSON; too few test inputs
+    "min": ["duplicate/same-cases", "kept"],  # the same cases, its program padded with no-ops
 }
 
 
@@ -85,7 +88,7 @@ def test_every_bad_answer_lands_in_the_rejects_file_with_its_stage(
     with ChatServer(TaskWriterScript(), models=MODELS) as server:
         summary = _run(server, seeded_lib, grader, out)
     assert _outcomes(out) == EXPECTED
-    assert summary.kept == 2 and summary.failed == 0
+    assert summary.kept == 3 and summary.failed == 0
     rejects = _lines(tmp_path / "tasks.rejects.jsonl")
     consensus = next(row for row in rejects if row["stage"] == "consensus")
     assert consensus["detail"].startswith("solver-b: wrong_answer")
@@ -97,6 +100,8 @@ def test_every_bad_answer_lands_in_the_rejects_file_with_its_stage(
         MEAN_QUERY,
         "Average of `values`, please.",
         MEDIAN_QUERY,
+        MIN_QUERY,
+        MIN_AGAIN_QUERY,
     }
 
 
@@ -159,7 +164,7 @@ def test_an_interrupted_run_resumes_without_losing_or_repeating_a_request(
         with out.open("a") as handle:  # a kill in the middle of a write
             handle.write('{"task_id": "torn')
         summary = generate_model_tasks(gen, solvers, seeded_lib, out, config, grader=grader)
-    assert summary.resumed == 4 and summary.total == 12
+    assert summary.resumed == 4 and summary.total == 2 * len(FUNCTIONS)
     keys = [row["extra"]["request"] for row in _lines(out)]
     keys += [row["request"] for row in _lines(rejects)]
     assert Counter(keys) == Counter(r.key for r in plan_requests(FUNCTIONS, config))

@@ -18,7 +18,8 @@ stages in order; the first one it fails sends it to the rejects file with that s
 6. `translate`: the reference, translated into the library (`sebench.data.translate`), must be
    graded correct by the strict grader: exactly what `sebench validate` checks, so every kept
    task verifies.
-7. `duplicate`: near-duplicate of a kept task (`sebench.data.generate.dedup`).
+7. `duplicate`: near-duplicate of a kept task (`sebench.data.generate.dedup`), or the same
+   functions, test inputs and expected outputs as one.
 8. `consensus`: every solver model, given the NumPy-form prompt, must be graded correct by the
    grader in NumPy-form mode (official: 3 models, all must pass).
 
@@ -43,7 +44,13 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from sebench.data.generate.dedup import DUPLICATE_DISTANCE, Fingerprint, duplicate_of, fingerprint
+from sebench.data.generate.dedup import (
+    DUPLICATE_DISTANCE,
+    Fingerprint,
+    duplicate_of,
+    fingerprint,
+    same_cases,
+)
 from sebench.data.generate.written import (
     MIN_CASES,
     Malformed,
@@ -370,6 +377,13 @@ def _run_batch(
                 )
             )
             continue
+        # the same cases under other words or a padded program (`pass` lines kept the edit
+        # distance above the threshold: a red team's four copies of one task, all kept)
+        twin_id = same_cases(own, kept_prints + pending)
+        if twin_id is not None:
+            detail = f"the same functions, test inputs and expected outputs as task {twin_id}"
+            drops.append(_reject(candidate, Stage.DUPLICATE, "same-cases", detail))
+            continue
         pending.append(own)
         survivors.append(candidate)
     failures, solver_errors = _consensus(survivors, solvers, grader, config)
@@ -647,7 +661,10 @@ def _fingerprint(task: Task) -> Fingerprint:
     # constructor) during a run against the row's functions (without it) after a resume never
     # had equal call sets, so no task kept before an interruption was a duplicate of a new one.
     assert task.numpy_reference is not None
-    return fingerprint(task.task_id, task.numpy_reference, task.selected_functions)
+    cases = json.dumps([list(task.test_inputs), list(task.expected)], ensure_ascii=False)
+    return dataclasses.replace(
+        fingerprint(task.task_id, task.numpy_reference, task.selected_functions), cases=cases
+    )
 
 
 def _numpy_docs(library: Library) -> dict[str, str]:

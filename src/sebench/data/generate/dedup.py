@@ -33,6 +33,10 @@ class Fingerprint:
     key: str  # what the caller calls this program (a task id)
     calls: tuple[str, ...]  # NumPy functions it calls, sorted
     tokens: tuple[str, ...]  # the normalised program's tokens
+    # what it is asked and answers (test inputs and expected outputs), where the caller has
+    # them: two tasks of the same functions alike there are one task, however their programs
+    # differ ("" where unknown)
+    cases: str = ""
 
 
 def fingerprint(key: str, code: str, calls: Sequence[str]) -> Fingerprint:
@@ -63,6 +67,16 @@ def token_distance(a: Sequence[str], b: Sequence[str]) -> float:
             )
         previous = current
     return previous[-1] / max(len(a), len(b))
+
+
+def same_cases(candidate: Fingerprint, kept: Sequence[Fingerprint]) -> str | None:
+    """The key of the first kept program with `candidate`'s functions and cases, or None."""
+    if not candidate.cases:
+        return None
+    for other in kept:
+        if other.cases == candidate.cases and other.calls == candidate.calls:
+            return other.key
+    return None
 
 
 def duplicate_of(
