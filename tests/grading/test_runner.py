@@ -136,6 +136,9 @@ def test_a_changed_response_or_setting_is_graded_again_not_answered_by_an_older_
         on_progress=lambda *a: pytest.fail("the honest row's result is in the file"),
     )
     assert again["accuracy"] == 1.0
+    # ...and the file's last row of the sample is the honest one's again, as reports read it
+    last = json.loads(out.read_text().splitlines()[-1])
+    assert last["verdict"] == "correct", last
     graded = []
     evaluate(  # another setting the verdict depends on: graded again
         honest,

@@ -123,6 +123,8 @@ def evaluate(
     functions = _library_names(library.table)
 
     with JsonlAppender(out_path) as out:
+        for row in _rows_to_restore(out_path, plan.keys):
+            out.write(row)
         for bad in _fresh_bad_rows(responses_path, tasks, done):
             out.write({"error": bad.message, "source_line": bad.line})
         if plan.to_grade:
@@ -289,6 +291,24 @@ def _completed_keys(out_path: str | Path) -> set[tuple[Any, ...]]:
         return (_result_key(row), row.get("graded_as"))
 
     return read_completed(out_path, key)  # type: ignore[return-value]
+
+
+def _rows_to_restore(out_path: str | Path, wanted: dict[SampleKey, str]) -> list[dict[str, Any]]:
+    """The earlier rows that graded what the responses file holds now, for samples whose last
+    row graded something else (responses A, then B, then A again): appended again, so that
+    the file's last row of each sample is this run's, as reports read it (a red team's)."""
+    if not Path(out_path).exists():
+        return []
+    last: dict[SampleKey, Any] = {}
+    matching: dict[SampleKey, dict[str, Any]] = {}
+    for _, row in iter_jsonl(out_path):
+        if "error" in row:
+            continue
+        key = _result_key(row)
+        last[key] = row.get("graded_as")
+        if key in wanted and row.get("graded_as") == wanted[key]:
+            matching[key] = row
+    return [row for key, row in matching.items() if last[key] != wanted[key]]
 
 
 def _grading_context(library: Library, config: EvalConfig) -> str:
