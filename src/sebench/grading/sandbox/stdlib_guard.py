@@ -26,6 +26,11 @@ execs): so the names are checked where they are used, whatever object carries th
   real field of the module's kinds with an identifier for a name, and every annotation's name
   is an identifier; neither is a special name (`__deepcopy__` put a hook in each instance).
 
+Three more keep `type` and NumPy's classes from the program: every Python method of a
+standard-library class takes its own class's instances only (`own_instances_only`: many build
+`self.__class__(...)`), `statistics` converts to no metaclass, and ABCs answer for NumPy's and
+the library's classes from a table made before any program (`pin_abc_answers`).
+
 Last, what the program may not change however it holds it (installed after everything else):
 every module the server imported is sealed (`seal_modules`: a write raises an audit event the
 hook refuses once the program runs), and every class that exists then is made immutable
