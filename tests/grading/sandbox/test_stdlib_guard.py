@@ -18,6 +18,18 @@ def run(pool, code: str) -> str | None:
     return case.printed if case.error_type is None else f"{case.error_type}: {case.error_message}"
 
 
+def attempt(call: str) -> str:
+    """A `solve` that makes `call` and tells whether it was refused (a `TypeError`) or made."""
+    return f"""
+def solve(x):
+    try:
+        made = {call}
+    except TypeError as error:
+        return "refused: " + str(error)
+    return "made: " + str(made)
+"""
+
+
 @pytest.mark.parametrize(
     ("name", "code"),
     [
@@ -870,31 +882,24 @@ SELF_CLASS_CALLS = [
 ]
 
 
+SELF_CLASS_GADGET = """
+import collections
+
+class D:
+    def __getattr__(self, name):
+        return lambda *args, **kwargs: D
+
+class C:
+    data = D()
+
+class M:
+    maps = []
+"""
+
+
 @pytest.mark.parametrize("call", SELF_CLASS_CALLS)
 def test_a_method_called_through_its_class_on_a_class_hands_out_no_type(pool, call):
-    printed = run(
-        pool,
-        f"""
-        import collections
-
-        class D:
-            def __getattr__(self, name):
-                return lambda *args, **kwargs: D
-
-        class C:
-            data = D()
-
-        class M:
-            maps = []
-
-        def solve(x):
-            try:
-                made = {call}
-            except TypeError as error:
-                return "refused: " + str(error)
-            return "made: " + str(made)
-        """,
-    )
+    printed = run(pool, SELF_CLASS_GADGET + attempt(call))
     assert printed is not None and printed.startswith("refused:"), printed
     assert "takes a" in printed, printed
 
@@ -947,18 +952,7 @@ def test_statistics_converts_to_no_metaclass(pool, call):
     """A red team's (NQ): `mean` returns `T(total / n)` with `T` the data's common type; with a
     class among the data `T` is a metaclass and the result `type(value)`, here `abc.ABCMeta`,
     which makes classes with any special method named at run time."""
-    printed = run(
-        pool,
-        STATISTICS_GADGET
-        + f"""
-def solve(x):
-    try:
-        made = {call}
-    except TypeError as error:
-        return "refused: " + str(error)
-    return "made: " + str(made)
-""",
-    )
+    printed = run(pool, STATISTICS_GADGET + attempt(call))
     assert printed is not None and printed.startswith("refused:"), printed
     assert "metaclass" in printed, printed
     kept = run(
@@ -1132,18 +1126,9 @@ def test_a_copy_method_called_on_a_class_hands_out_no_type(pool, holder):
     was `type` itself, from a call the policy allows (then a metaclass and special methods
     named at run time). A copy of an instance still works."""
     module = holder.split(".")[0]
-    refused = run(
-        pool,
-        f"""
-        import {module}
-        def solve(x):
-            try:
-                return {holder}.copy(int)
-            except TypeError as error:
-                return str(error)
-        """,
-    )
-    assert refused is not None and "takes a" in refused, refused
+    refused = run(pool, f"import {module}\n" + attempt(f"{holder}.copy(int)"))
+    assert refused is not None and refused.startswith("refused:"), refused
+    assert "takes a" in refused, refused
     kept = run(
         pool,
         f"""

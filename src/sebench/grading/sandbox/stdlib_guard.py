@@ -576,12 +576,8 @@ def own_instances_only(modules: Callable[[str], bool]) -> int:
     called with its raw ndarray class, any memory of the child, the library's mapping. Every
     method of the family at once, whatever else it does with `self`. Returns how many
     functions were wrapped."""
-    import gc
-
     wrapped = 0
-    for value in gc.get_objects():
-        if not type(value).__flags__ & _TYPE_SUBCLASS:  # by its type's flags, as below
-            continue
+    for value in _every_class():
         flags = type.__dict__["__flags__"].__get__(value)
         module = value.__dict__.get("__module__")
         if not flags & _HEAP_TYPE or type(module) is not str or not modules(module):
@@ -706,8 +702,8 @@ def seal_modules(modules: dict[str, Any], skip: tuple[str, ...] = ()) -> None:
         module.__class__ = sealed[kind]
 
 
-# CPython's Py_TPFLAGS_HEAPTYPE, _IMMUTABLETYPE and _TYPE_SUBCLASS
-_HEAP_TYPE, _IMMUTABLE_TYPE, _TYPE_SUBCLASS = 1 << 9, 1 << 8, 1 << 31
+# CPython's Py_TPFLAGS_HEAPTYPE and _IMMUTABLETYPE
+_HEAP_TYPE, _IMMUTABLE_TYPE = 1 << 9, 1 << 8
 
 
 def _flags_offset() -> int | None:
@@ -736,16 +732,13 @@ def freeze_classes(keep: tuple[type, ...] = ()) -> int:
     harness sets in each child: its seeded `random`). Returns how many were frozen; 0 where
     the flags cannot be found (then the policy's `import-write` alone holds)."""
     import ctypes
-    import gc
 
     offset = _flags_offset()
     if offset is None:
         return 0
     frozen = 0
-    for value in gc.get_objects():
-        # by the flags of its type, not `isinstance`, which would ask the object's
-        # `__class__` (objects in the middle of being made crashed it)
-        if not type(value).__flags__ & _TYPE_SUBCLASS or any(value is kept for kept in keep):
+    for value in _every_class():
+        if any(value is kept for kept in keep):
             continue
         flags = type.__dict__["__flags__"].__get__(value)
         if flags & _HEAP_TYPE and not flags & _IMMUTABLE_TYPE:
