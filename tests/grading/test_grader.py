@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from sebench.grading.verdicts import VerdictKind
@@ -158,6 +160,35 @@ def test_how_deep_code_may_nest_does_not_depend_on_the_callers_stack(
 
     below = _from_deeper(caller_frames, lambda: grade(grader, task, program(MAX_NESTING - 20)))
     above = _from_deeper(caller_frames, lambda: grade(grader, task, program(MAX_NESTING + 20)))
+    assert below.kind is VerdictKind.CORRECT, below
+    assert above.kind is VerdictKind.POLICY and above.rule == "too-deep", above
+
+
+@pytest.mark.parametrize("quote", ['"{}"', "\"'{}'\""])
+def test_a_string_annotation_nests_within_the_same_bound(grader, task, names, quote):
+    """A red team's (NW): a string annotation is one node of the tree `MAX_NESTING` measures,
+    and the policy parses it and walks it; that walk's only bound was its RecursionError, at
+    the process's recursion limit, which a trainer raises (torch's inductor: 2,000). A local
+    annotation of 600 union terms, never evaluated, was `correct` there and `policy` at the
+    default limit. Now the annotation's depth counts against the same bound, whatever the
+    limit, and in a string within a string too."""
+    from sebench.grading.policy import MAX_NESTING
+
+    def program(terms: int) -> str:
+        annotation = quote.format("|".join(["int"] * terms))
+        return (
+            f"import zwc\n\ndef {SHIFT}(data_chunks, encoding_shifts):\n"
+            f"    note: {annotation} = 0\n"
+            f"    return {names['bitwise_left_shift']}(data_chunks, encoding_shifts)\n"
+        )
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 4000))
+    try:
+        below = grade(grader, task, program(MAX_NESTING // 2))
+        above = grade(grader, task, program(3 * MAX_NESTING))
+    finally:
+        sys.setrecursionlimit(limit)
     assert below.kind is VerdictKind.CORRECT, below
     assert above.kind is VerdictKind.POLICY and above.rule == "too-deep", above
 

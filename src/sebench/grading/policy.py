@@ -614,7 +614,10 @@ def scan(tree: ast.Module, package: str) -> Scan:
     if depth > MAX_NESTING:
         raise TooDeep(f"code nested more than {MAX_NESTING} levels deep")
     visitor = _PolicyVisitor(
-        package, _sys_aliases(tree), postponed_annotations=_postpones_annotations(tree)
+        package,
+        _sys_aliases(tree),
+        postponed_annotations=_postpones_annotations(tree),
+        nesting_left=MAX_NESTING - depth,
     )
     visitor.visit(tree)
     visitor.run_deferred()
@@ -686,9 +689,16 @@ class _PolicyVisitor(ast.NodeVisitor):
         sys_aliases: frozenset[str] = frozenset(),
         *,
         postponed_annotations: bool = False,
+        nesting_left: int = MAX_NESTING,
     ) -> None:
         self.package = package
         self.sys_aliases = sys_aliases
+        # How much deeper than the code's own tree the walk may go: a string annotation is one
+        # node of that tree, parsed and walked here (`check_string_annotations`); its depth is
+        # counted against the same bound (a 600-term `"int|int|..."` ran into the walk's
+        # RecursionError, whose depth is the process's limit: `correct` in a trainer that had
+        # raised it, `policy` in `sebench eval`; a red team's, NW)
+        self.nesting_left = nesting_left
         # What binds each name anywhere in the code (scopes ignored: stricter): `class`, `def`,
         # `module:M` (`import M`), `from:M.n` (`from M import n`) or `other`. Gathered on the
         # walk (a walk of its own cost more than the rest of the scan), so the checks that
@@ -1651,12 +1661,20 @@ class _PolicyVisitor(ast.NodeVisitor):
                 except (MemoryError, RecursionError):  # the parser's own limits, on purpose
                     self.refuse("annotation-code", node, "an annotation too deep to read")
                     continue
+                depth = _private_names(parsed)[1]  # without recursion; its names are text
+                if depth > self.nesting_left:
+                    raise TooDeep(
+                        f"code and its string annotations nested more than {MAX_NESTING} "
+                        "levels deep"
+                    )
                 for inner in ast.walk(parsed):
                     if hasattr(inner, "lineno"):
                         inner.lineno = node.lineno
                     if isinstance(inner, ast.Name):  # text: evaluated by nothing allowed
                         self.annotation_names.add(id(inner))
                 outer, self.in_string_annotation = self.in_string_annotation, True
+                self.nesting_left -= depth  # a string inside it is parsed deeper still
                 self.visit(parsed.body)
                 self.in_string_annotation = outer
                 self.check_string_annotations(parsed.body)
+                self.nesting_left += depth
