@@ -232,6 +232,46 @@ print(str(product).replace(chr(10), " "), events)
     assert done.stdout.strip() == f"[[11.]] {['asked', 'failure'] if asks else ['asked']}"
 
 
+def test_a_call_the_hook_refuses_to_count_runs_no_numpy_function(official_library) -> None:
+    """A red team's reading (NW): the official trial ran the NumPy function before the call was
+    announced, so a call whose counting failed (the grader's hook raising at the edge of the
+    recursion limit) could have run NumPy uncounted; only the two paths' depths prevented it.
+    Now the call is announced first: a hook that raises on it sees no NumPy work done, the
+    trial's included (`log` of a zero warns when it runs)."""
+    import subprocess
+
+    table = official_library.table
+    log, constructor = table.entry("log").name, table.entry("array").name
+    program = f"""
+import sys, warnings
+def hook(event, args):
+    if event == "sebench.official_trial":
+        args[0][0] = True
+    elif event == "sebench.library_call" and not args[0][0]:  # not the constructor
+        raise RuntimeError("not counted")
+sys.addaudithook(hook)
+import {table.package} as lib
+A = lib.{constructor}
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    try:
+        lib.{log}([A([0.0])])
+        outcome = "ran"
+    except RuntimeError as error:
+        outcome = str(error)
+print(outcome, [str(w.message) for w in caught])
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", program],
+        cwd=official_library.root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert done.stdout.strip() == "not counted []", done.stdout
+
+
 def test_three_argument_pow_is_refused_as_numpy_refuses_it(A) -> None:
     """`pow(a, 3, 5)` ignored the modulo and answered `a ** 3` (a red team's); NumPy raises."""
     with pytest.raises(TypeError, match=r"unsupported operand type\(s\) for \*\* or pow\(\)"):

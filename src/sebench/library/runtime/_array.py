@@ -795,16 +795,19 @@ def build(np, package, call, official_failure, official_trial_wanted):
     made_targets = []
 
     def invoke(sealed, args, kwargs):
-        """Every library call passes here: count it, cross the membrane both ways."""
+        """Every library call passes here: count it, cross the membrane both ways. The official
+        trial (on copies made before the call) runs after the call is announced: a call the
+        grader's hook could not count (it raised, at the edge of the recursion limit) has run
+        no NumPy function at all, the trial's included, so no uncounted call tells a program
+        what a function does (a red team's reading, NW: only the two paths' depths kept the
+        trial from running uncounted)."""
         target, name, is_constructor, as_official = _unseal(sealed)
         positional, keywords = _arguments(args, kwargs, name, as_official)
         official = None if as_official else _as_official(positional, keywords)
-        if official is not None:
-            official = _fails_officially(target, official)
         positional, keywords = pad_written(target, positional, keywords)
         result = call(target, is_constructor, positional, keywords)
         result = outbound(written_only(target, positional, keywords, result))
-        if official:
+        if official is not None and _fails_officially(target, official):
             official_failure("NumPy failed on library arrays inside an argument")
         return result
 
