@@ -1303,3 +1303,88 @@ def test_no_collection_runs_the_programs_code_between_a_call_and_its_judging(
     with Grader(official_library, SandboxConfig(workers=1)) as fresh:  # as the red team's
         verdicts = [fresh.grade(task, fenced(code)) for _ in range(2)]
     assert all(v.kind is VerdictKind.NO_LIBRARY for v in verdicts), verdicts
+
+
+# The red team's program (NX), as written but for the padding, whose count decides where the
+# collection falls (official names: zwc.xenutu is trunc, the task's function).
+_LAUNDER_THROUGH_OUT = """
+import zwc
+flag = []
+HOLD = []
+st = {{"A": None, "armed": False}}
+
+def syncgen():
+    try:
+        yield 1
+    finally:
+        flag.append(1)
+
+def fin():
+    try:
+        yield 1
+    finally:
+        if st["armed"]:
+            st["armed"] = False
+            st["A"][0] = 1000000000.0
+
+def make(kind):
+    it = kind()
+    next(it)
+    box = [it]
+    box.append(box)
+
+def drain(k):
+    for n in range(1, 9):
+        HOLD.append([tuple(range(n)) for _ in range(k)])
+    HOLD.append([[] for _ in range(200)])
+    HOLD.append([{{}} for _ in range(200)])
+
+def sync():
+    make(syncgen)
+    n0 = len(flag)
+    junk = []
+    while len(flag) == n0:
+        junk.append([])
+
+def solve(x):
+    ans = [float(int(v)) for v in x]
+    A = zwc.ZWCArray(ans)
+    buf = zwc.ZWCArray([0.0] * len(ans))
+    if not HOLD:
+        drain(2100)
+    drain(60)
+    sync()
+    HOLD.append([[] for _ in range(120)])
+    st["A"] = A
+    st["armed"] = True
+    make(fin)
+    pad = []
+    for i in range({pad}):
+        pad.append([])
+    zwc.xenutu(A, out=buf)
+    st["armed"] = False
+    return [float(v) for v in buf]
+"""
+
+
+@pytest.mark.skipif(not have_official_data(), reason="needs the official data: a dev task")
+def test_no_collection_runs_the_programs_code_while_an_out_call_is_judged(
+    dev_tasks, official_library
+):
+    """A red team's (NX): for a call with `out=`, the hook makes the call without it and judges
+    whether that result is an argument handed back, before it switched collections off; a
+    collection timed (by the program's padding) to fall in between ran a generator's `finally`
+    that wrote into the argument, so `trunc` of whole numbers counted as computed and the plain
+    answer was `correct` (6 of 6, and on a seeded library; with 620 to 630 lists of padding).
+    Collections are off from before that judging now."""
+    (task,) = [t for t in dev_tasks if t.task_id == "single_test-1ff806570f"]
+    with Grader(official_library, SandboxConfig(workers=1)) as fresh:  # as the red team's
+        verdicts = {
+            pad: fresh.grade(task, fenced(_LAUNDER_THROUGH_OUT.format(pad=pad)))
+            for pad in range(600, 655, 5)
+        }
+    # more padding: the collection falls before the call, whose argument is then another
+    # (`wrong_answer`); less: after the judging (`no_library`); never `correct`
+    correct = [pad for pad, v in verdicts.items() if v.kind is VerdictKind.CORRECT]
+    assert not correct, {pad: verdicts[pad] for pad in correct}
+    assert any(v.kind is VerdictKind.NO_LIBRARY for v in verdicts.values()), verdicts

@@ -239,6 +239,20 @@ def install(
         else:
             counted = id_(target) in evidence or id_(type_(target)) in evidence
         if counted and state[1] is not None:
+            # Collections off from here until the result is judged: one started in between ran
+            # a program's generator `finally` that wrote into the call's argument after NumPy
+            # read it, so the result no longer equalled the argument it handed back, and a
+            # plain answer passed through the task's own function counted as computed (a red
+            # team's, `correct`). From here, not from after `written_by`: that runs the call
+            # without `out=` and judges its result against the arguments, and a collection
+            # timed to fall in between did the same there (`trunc(a, out=b)`; NX, `correct`).
+            # Calls nest (a library call in a callback): the outermost window decides. A call
+            # that raises is never judged, and collections stay off for the rest of the run,
+            # alike in every run.
+            if window[0] == 0:
+                window[1] = gc_enabled()
+                gc_disable()
+            window[0] += 1
             nudge, out = state[1], out_positions.get(id_(target))
             how = judged.get(id_(target), "")
             if handing_back:
@@ -247,17 +261,6 @@ def install(
                 extra = ((), True, False, how)
             else:  # it may write into an argument: what that held goes with the nudge
                 extra = (written_by(target, call_args, call_kwargs, out, how), False, False, how)
-            # Collections off from here until the result is judged: one started in between ran
-            # a program's generator `finally` that wrote into the call's argument after NumPy
-            # read it, so the result no longer equalled the argument it handed back, and a
-            # plain answer passed through the task's own function counted as computed (a red
-            # team's, `correct`). Calls nest (a library call in a callback): the outermost
-            # window decides. A call that raises is never judged, and collections stay off
-            # for the rest of the run, alike in every run.
-            if window[0] == 0:
-                window[1] = gc_enabled()
-                gc_disable()
-            window[0] += 1
 
             def judged_with_collections_off(result, args, kwargs):
                 try:
