@@ -755,3 +755,28 @@ def test_a_long_method_is_scanned_in_linear_time():
     method.body = [Counting(value=s.value) for s in method.body]
     list(policy._class_members(tree.body[0]))
     assert compared[0] == 0
+
+
+def test_a_submodule_is_a_module_whether_or_not_the_grader_imported_it():
+    """A red team's (NY): `m = json.tool` was refused (`module-value`) in a grader that had
+    imported `json.tool` and let through in one that had not, as the policy looked at the
+    grading process's own modules. The verdict is the program's alone: refused in both."""
+    import subprocess
+    import sys
+
+    program = """
+import ast, sys
+from sebench.grading import policy
+code = "import json\\n\\ndef solve(a):\\n    m = json.tool\\n    return a\\n"
+before = "json.tool" in sys.modules
+print(before, [r.rule for r in policy.find_refusals(ast.parse(code), "zwc")])
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.split() == ["False", "['module-value']"], done.stdout
+    import json.tool  # noqa: F401 - imported here: the same answer
+
+    assert rule_of("import json\n\ndef solve(a):\n    m = json.tool\n    return a\n") == (
+        "module-value"
+    )

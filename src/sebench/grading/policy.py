@@ -83,8 +83,16 @@ def module_name(dotted: str) -> str | None:
     except ImportError:
         return None
     for name in rest:
+        if not isinstance(value, ModuleType):
+            return None
         # the namespace itself, never `getattr`: a module's `__getattr__` could run code
-        value = vars(value).get(name) if isinstance(value, ModuleType) else None
+        found = vars(value).get(name)
+        if found is None and f"{value.__name__}.{name}" in _SUBMODULES:
+            # a submodule is an attribute of its package once something imported it: in this
+            # process or not, which made `m = json.tool` refused in one grader and run in
+            # another (a red team's, NY): looked at as imported, whoever grades
+            found = importlib.import_module(f"{value.__name__}.{name}")
+        value = found
     return value.__name__ if isinstance(value, ModuleType) else None
 
 
