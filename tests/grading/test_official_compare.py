@@ -58,3 +58,28 @@ def test_official_comparator(printed, expected, same):
 
 def test_nothing_printed_never_matches():
     assert not official_outputs_match(None, "None")
+
+
+SLOGDET = "SlogdetResult(sign=np.float64(1.0), logabsdet=np.float64(0.6931471805599453))"
+
+
+@pytest.mark.parametrize(
+    ("printed", "same"),
+    [
+        (SLOGDET, True),
+        ("SlogdetResult(logabsdet=np.float64(0.69315), sign=np.float64(1.0))", True),
+        ("SlogdetResult(sign=np.float64(-1.0), logabsdet=np.float64(0.6931471805599453))", False),
+        ("SlogdetResult(sign=np.float64(1.0), logabsdet=np.float64(5.0))", False),
+        ("SlogdetResult()", False),
+        ("SlogdetResult(sign=np.float64(1.0))", False),
+        ("SlogdetResult(sign=1.0, logabsdet=0.69, extra=1)", False),
+    ],
+)
+def test_a_constructor_print_compares_its_keywords(printed, same):
+    """A red team's (OB): NumPy prints some results by keywords alone, and the official rules'
+    comparator compared only the name and the positional arguments, so any values, or none,
+    were `correct` (a program printing `SlogdetResult()`, knowing no function). Keywords are
+    compared by name, in any order, and by value within the tolerance, as the strict
+    comparator does."""
+    assert official_outputs_match(printed, SLOGDET) is same
+    assert outputs_match(printed, SLOGDET) is same

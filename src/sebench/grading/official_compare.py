@@ -11,6 +11,8 @@ against the official grader's own verdicts (`official_verdicts_dev.jsonl`) unles
   `[[2.5]]`;
 - a string inside a result is read as a literal when it is one: `'True'` equals `True`;
 - complex numbers compare exactly and never equal a real;
+- (not exercised by any dev response) a constructor print compares its name, its positional
+  arguments and its keyword arguments (`SlogdetResult(sign=..., logabsdet=...)`);
 - the absolute tolerance is 1e-2, relative none;
 - (from the spec, not exercised by any dev response) when the expected print holds a `:`, only the
   text after the last `:` is compared, so most of a dict is ignored.
@@ -130,7 +132,17 @@ def _same(got: object, want: object, tolerance: float, depth: int) -> bool:
     if isinstance(got, SetOf) and isinstance(want, SetOf):
         return _same(list(got.items), list(want.items), tolerance, depth + 1)
     if isinstance(got, Call) and isinstance(want, Call):
-        return got.name == want.name and _same(list(got.args), list(want.args), tolerance, depth)
+        # keywords too, by name in any order: NumPy prints some results by keywords alone
+        # (`SlogdetResult(sign=..., logabsdet=...)`, `QRResult(Q=..., R=...)`), and a print of
+        # that name with any values, or none, was `correct` (a red team's, OB)
+        got_keys, want_keys = sorted(k for k, _ in got.kwargs), sorted(k for k, _ in want.kwargs)
+        by_name = dict(got.kwargs)
+        return (
+            got.name == want.name
+            and _same(list(got.args), list(want.args), tolerance, depth)
+            and got_keys == want_keys
+            and all(_same(by_name[k], v, tolerance, depth + 1) for k, v in want.kwargs)
+        )
     return type(got) is type(want) and got == want
 
 
