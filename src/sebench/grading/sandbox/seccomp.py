@@ -9,8 +9,10 @@ where the uid cannot be dropped the kernel would allow them on the grader), and 
 calls (mounts, namespaces, modules, BPF, keyrings, io_uring, Landlock rulesets), and
 inter-process communication objects that outlive a process (SysV shared memory, message queues
 and semaphores, POSIX message queues: created in the IPC namespace, not in the scratch dir, they
-would stay after the job, a 512 MiB segment resident per sample). Refused calls fail with EPERM,
-so the code sees an ordinary Python exception.
+would stay after the job, a 512 MiB segment resident per sample), and what a file keeps beyond
+its contents that outlives the job (times, inode flags; locks, owners and signals of open files
+every child shares: `FCNTL_COMMANDS`, `IOCTL_COMMANDS`). Refused calls fail with EPERM, so the
+code sees an ordinary Python exception.
 
 It comes in two parts, because loading a filter costs the kernel time in proportion to its size
 (~0.15 ms for the whole filter on these machines, a sample's biggest isolation cost):
@@ -130,13 +132,70 @@ DENIED = (
     "landlock_create_ruleset",
     "landlock_add_rule",
     "landlock_restrict_self",
+    # the newer mount calls: without root the server keeps a user namespace's capabilities,
+    # and a red team's child cleared a read-only bind mount's flag (`mount_setattr`, NZ)
+    "mount_setattr",
+    "open_tree_attr",
+    "fsconfig",
+    "quotactl_fd",
+    "listmount",
+    "statmount",
+    "listns",
+    # What a file keeps beyond its contents, where Landlock does not look: its times (a red
+    # team's job wrote 8 bits into the times of world-writable `/dev/null`, `/dev/shm`, ...,
+    # read back by a job of another server, NZ), its inode flags, and `flock` locks on a file
+    # open in every child (`/dev/null`, the results pipe: held past the job, seen by the next).
+    "utime",
+    "utimes",
+    "utimensat",
+    "futimesat",
+    "file_setattr",
+    "flock",
 )
 # Numbers for calls an old libseccomp may not know by name (the same on every architecture).
 _FALLBACK_NUMBERS = {
+    "fsconfig": 431,
+    "mount_setattr": 442,
+    "quotactl_fd": 443,
     "landlock_create_ruleset": 444,
     "landlock_add_rule": 445,
     "landlock_restrict_self": 446,
+    "statmount": 457,
+    "listmount": 458,
+    "open_tree_attr": 467,
+    "file_setattr": 469,
+    "listns": 470,
 }
+# `fcntl` and `ioctl` commands refused by the inherited filter (compared on the low 32 bits: the
+# kernel reads the command as an unsigned int). Locks, a signal or owner for I/O events, leases
+# and notifications, write-life hints: state of an open file, not of the process, so on a file
+# every child shares (its /dev/null, the results pipe) it outlived the job, and locks on
+# `/dev/null` reached other servers and the host (a red team's, NZ: two numbers of 64 bits a
+# lock; `F_SETOWN` with `F_SETSIG` had the kernel kill the zygote where the uid is the server's).
+# The file flags (`F_SETFL`) are the zygote's to reset before each fork (zygote.py).
+FCNTL_COMMANDS = {
+    "F_GETLK": 5,
+    "F_SETLK": 6,
+    "F_SETLKW": 7,
+    "F_SETOWN": 8,
+    "F_SETSIG": 10,
+    "F_SETOWN_EX": 15,
+    "F_OFD_GETLK": 36,
+    "F_OFD_SETLK": 37,
+    "F_OFD_SETLKW": 38,
+    "F_SETLEASE": 1024,
+    "F_NOTIFY": 1026,
+    "F_SET_RW_HINT": 1036,
+    "F_SET_FILE_RW_HINT": 1038,
+}
+IOCTL_COMMANDS = {
+    "FIOASYNC": 0x5452,
+    "FIOSETOWN": 0x8901,
+    "SIOCSPGRP": 0x8902,
+    "FS_IOC_SETFLAGS": 0x40086602,
+    "FS_IOC_FSSETXATTR": 0x401C5820,
+}
+_LOW_32 = 0xFFFFFFFF
 # Calls whose first argument is a pid: allowed only when it is the calling process itself.
 SELF_ONLY = ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")
 # Calls that change another process's limits, priority, CPUs or memory when given its pid, and
@@ -243,6 +302,7 @@ def _numbers() -> tuple[dict[str, int], ...]:
         resolve(SIGNAL_HANDLERS),
         resolve(OWN_PROCESS_ONLY),
         resolve(tuple(PROCESS_TARGETED)),
+        resolve(("fcntl", "ioctl")),
     )
 
 
@@ -272,12 +332,15 @@ def prepare() -> Filters | None:
     """Compile both parts once (in the server, before any fork); None without libseccomp."""
     if _library() is None:
         return None
-    denied, creation, self_only, handlers, own_process, targeted = _numbers()
+    denied, creation, self_only, handlers, own_process, targeted, commanded = _numbers()
 
     def inherited(add: _AddRule) -> None:
         eperm = _errno_action(errno.EPERM)
         for number in denied.values():
             add(eperm, number)
+        for name, commands in (("fcntl", FCNTL_COMMANDS), ("ioctl", IOCTL_COMMANDS)):
+            for command in commands.values():  # a rule each: either refuses
+                add(eperm, commanded[name], _ArgCmp(1, _CMP_MASKED_EQ, _LOW_32, command))
         # pid 0 is the caller on every path through the zygote's fork (no pid to patch in)
         for number in own_process.values():
             add(eperm, number, _ArgCmp(0, _CMP_NE, 0, 0))

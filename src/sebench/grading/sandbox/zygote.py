@@ -155,8 +155,8 @@ def start(
 
 
 def _pipe_resetter(results: int, size: int) -> Callable[[], None]:
-    """What puts the results pipe back as it was, before each fork. Every child writes its
-    frames into the same pipe, and its flags and size are the pipe's, not a child's: a red team
+    """What puts the results pipe (and 0-2) back as it was, before each fork. Every child writes
+    its frames into the same pipe, and its flags and size are the pipe's, not a child's: a red team
     made it non-blocking (`O_NONBLOCK`, or `ioctl(FIONBIO)`) or shrank it (`F_SETPIPE_SZ`), and
     later honest children, whose large frames then failed to write, ended `crashed`.
     The flags are what matters: the server reads while the child writes, so a small pipe that
@@ -166,9 +166,14 @@ def _pipe_resetter(results: int, size: int) -> Callable[[], None]:
     busy machine; ending the zygote there would turn one job's shrink into an `infra_error`."""
     control, set_flags, set_size = fcntl.fcntl, fcntl.F_SETFL, fcntl.F_SETPIPE_SZ
     refused = PermissionError
+    # 0-2 are one /dev/null, open in every child too: flags set there (`O_APPEND`,
+    # `O_NONBLOCK`) were read back by the next job (a red team's, NZ); the other state of a
+    # shared open file (locks, owner, signal) the filter refuses to set (seccomp.py)
+    shared = (0, 1, 2, results)
 
     def reset() -> None:
-        control(results, set_flags, 0)  # blocking; no O_ASYNC, no packet mode (O_DIRECT)
+        for fd in shared:  # blocking; no O_ASYNC, no packet mode (O_DIRECT), no O_APPEND
+            control(fd, set_flags, 0)
         try:  # noqa: SIM105 - `suppress` would make an object in every round (see `_serve`)
             control(results, set_size, size)
         except refused:
