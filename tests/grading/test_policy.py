@@ -244,7 +244,11 @@ def test_no_public_attribute_path_from_an_allowed_module_leads_out_unrefused():
             where = f"{path}.{name}"
             if isinstance(value, types.ModuleType):
                 if value.__name__ not in allowed:  # a submodule is a module of its own
-                    leaks.append(f"{where} is the module {value.__name__}")
+                    # refused by what it reaches, not by a name on the way (`json.tool`, once
+                    # something imported it: `forbidden-module`)
+                    top = where.split(".")[0]
+                    if rule_of(f"import {top}\nx = {where}.attribute") != "forbidden-module":
+                        leaks.append(f"{where} is the module {value.__name__}")
                     continue
             elif id(value) in dangerous:
                 leaks.append(f"{where} is the builtin {name}")
@@ -760,7 +764,8 @@ def test_a_long_method_is_scanned_in_linear_time():
 def test_a_submodule_is_a_module_whether_or_not_the_grader_imported_it():
     """A red team's (NY): `m = json.tool` was refused (`module-value`) in a grader that had
     imported `json.tool` and let through in one that had not, as the policy looked at the
-    grading process's own modules. The verdict is the program's alone: refused in both."""
+    grading process's own modules. The verdict is the program's alone: refused in both, as a
+    module outside the allowlist (`import json.tool` is)."""
     import subprocess
     import sys
 
@@ -774,9 +779,12 @@ print(before, [r.rule for r in policy.find_refusals(ast.parse(code), "zwc")])
     done = subprocess.run(
         [sys.executable, "-c", program], capture_output=True, text=True, timeout=60, check=True
     )
-    assert done.stdout.split() == ["False", "['module-value']"], done.stdout
+    assert done.stdout.split() == ["False", "['forbidden-module']"], done.stdout
     import json.tool  # noqa: F401 - imported here: the same answer
 
     assert rule_of("import json\n\ndef solve(a):\n    m = json.tool\n    return a\n") == (
-        "module-value"
+        "forbidden-module"
+    )
+    assert rule_of("import json\n\ndef solve(a):\n    return json.tool.main\n") == (
+        "forbidden-module"
     )

@@ -876,10 +876,16 @@ class _PolicyVisitor(ast.NodeVisitor):
             elif node.id in dataclass_aliases and id(node) not in self.decorators:
                 self.refuse("dataclass-call", node, "dataclass used other than as a decorator")
         for node in self.attribute_loads:
-            if id(node) in self.attribute_holders:
-                continue  # `m.sub.name`: a name read from the module, not the module
             dotted = self.resolve(node)
-            if dotted is not None and ":" not in dotted and names_module(dotted):
+            if dotted is None or ":" in dotted:
+                continue
+            named = module_name(dotted)
+            if named is not None and named not in ALLOWED_MODULES | ALLOWED_SUBMODULES:
+                # a module outside the allowlist, reached by attributes as by an import
+                # (`json.tool`, a submodule of an allowed package that is not vetted with it)
+                self.refuse("forbidden-module", node, f"reaches {named}: not an allowed module")
+            elif named is not None and id(node) not in self.attribute_holders:
+                # `m.sub.name` is a name read from the module, not the module
                 self.refuse("module-value", node, f"uses the module {dotted} other than as m.name")
         for call in self.calls_with_arguments:
             self.check_enum_call(call)
