@@ -528,7 +528,7 @@ def enter_zygote(
     if seccomp_on:
         if isolation.layers["landlock"]:
             landlock.restrict_self(ruleset)
-        seccomp.load(isolation.seccomp_filters.inherited, os.getpid())
+        seccomp.load_inherited(isolation.seccomp_filters, os.getpid())
     plan = ChildPlan(
         uid=isolation.uid if isolation.layers["uid_drop"] else None,
         ruleset=ruleset if isolation.layers["landlock"] and not seccomp_on else None,
@@ -625,7 +625,7 @@ def _probe_child_layers(isolation: ServerIsolation) -> None:
                     pass
             if candidates["seccomp"]:
                 try:
-                    seccomp.load(isolation.seccomp_filters.inherited, os.getpid())
+                    seccomp.load_inherited(isolation.seccomp_filters, os.getpid())
                     seccomp.load(isolation.seccomp_filters.own, os.getpid())
                     ok.append("seccomp")
                 except OSError:
