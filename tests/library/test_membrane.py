@@ -684,3 +684,33 @@ def test_the_library_never_reads_the_clock(functions, zwc: ModuleType) -> None:
         reads, "UnsupportedArgumentError"
     )
     assert str(A(["2020-01-01", "nowhere"])) == "['2020-01-01' 'nowhere']"  # other text passes
+
+
+def test_numpy_dropping_a_callback_runs_no_code_of_the_programs(zwc: ModuleType) -> None:
+    """A red team's (OA): a function stored in an object array is held by NumPy through its
+    wrapper, and the wrapper was the only strong holder of the function; NumPy drops an
+    element's reference before it stores the replacement, so the function's death ran the
+    program's code (a generator's `finally` among its defaults) inside that assignment, where
+    it took a reference to the dying wrapper, then forged objects in its freed memory and read
+    the mapping (`correct` knowing no name). Callbacks live as long as the run now: NumPy
+    frees none of them."""
+    seen = []
+
+    def armed():
+        try:
+            yield 1
+        finally:
+            seen.append("ran")
+
+    started = armed()
+    next(started)
+
+    def holder(started=started):
+        return 0
+
+    cells = zwc.ZWCArray([None, "x", "y"])
+    cells[0] = holder
+    del started, holder
+    cells[0] = 7
+    assert seen == []
+    assert cells[0] == 7

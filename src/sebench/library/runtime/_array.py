@@ -35,7 +35,6 @@ here they stay unwrapped, since NumPy's Python code may treat a non-ndarray diff
 import datetime
 from collections import namedtuple
 from types import FunctionType
-from weakref import WeakKeyDictionary
 
 _ALLOWED = ("shape", "dtype", "size", "ndim", "T")
 _DTYPE_ALLOWED = ("name", "kind", "char", "itemsize")
@@ -147,8 +146,15 @@ def build(np, package, call, official_failure, official_trial_wanted):
     mirrored_errors = {}  # id(exception class) -> (class, look-alike in the package)
     # each callback wrapper -> the user's function it calls: what NumPy stored (an object
     # array's element) goes back as the user's own function, never as the wrapper, whose
-    # results are raw (it hands what the function returns to NumPy)
-    callbacks = WeakKeyDictionary()
+    # results are raw (it hands what the function returns to NumPy). Held, not weakly: the
+    # wrappers are the only objects of a program's that NumPy holds, and one freed when NumPy
+    # dropped its reference ran the program's code (a generator's `finally` among the
+    # function's defaults) inside NumPy's C code, which dropped an object array's element
+    # before storing its replacement: the program took a second reference to the dying
+    # wrapper there, then forged objects in its freed memory, read the library's mapping and
+    # was `correct` knowing no name (a red team's, OA). Kept for the run, none is ever freed
+    # by NumPy; a run is one process, and a program makes few callbacks.
+    callbacks = {}
 
     class UnsupportedArgumentError(TypeError):
         """A value the library does not hand to its backend (see the package's documentation)."""
