@@ -1383,8 +1383,166 @@ def test_no_collection_runs_the_programs_code_while_an_out_call_is_judged(
             pad: fresh.grade(task, fenced(_LAUNDER_THROUGH_OUT.format(pad=pad)))
             for pad in range(600, 655, 5)
         }
-    # more padding: the collection falls before the call, whose argument is then another
-    # (`wrong_answer`); less: after the judging (`no_library`); never `correct`
+    # with collections (before the fourteenth session's OC fix): more padding put the
+    # collection before the call (`wrong_answer`), less after the judging (`no_library`); now
+    # none runs and the program waits for one (`timeout`); never `correct`
     correct = [pad for pad, v in verdicts.items() if v.kind is VerdictKind.CORRECT]
     assert not correct, {pad: verdicts[pad] for pad in correct}
-    assert any(v.kind is VerdictKind.NO_LIBRARY for v in verdicts.values()), verdicts
+
+
+# Red team OF's programs, as written (official names: zwc.xenutu is trunc, zwc.visacoq rint,
+# zwc.nusoce divide, zwc.majikih hypot, zwc.mofecam prod, zwc.kocito mean, zwc.qigudov vstack):
+# a plain answer passed through an identity of the task's own function, its numbers written as
+# text (NumPy reads them when the call asks for numbers) or rounded by the call's own `dtype=`.
+_TEXT = "dtype=float, casting='unsafe'"
+_SPELLED_IDENTITIES = {
+    "trunc-text": (
+        "single_test-1ff806570f",
+        f"def solve(x):\n    plain = [float(int(v)) for v in x]\n"
+        f"    return zwc.xenutu([repr(v) for v in plain], {_TEXT})\n",
+    ),
+    "trunc-bytes": (
+        "single_test-1ff806570f",
+        f"def solve(x):\n    plain = [float(int(v)) for v in x]\n"
+        f"    return zwc.xenutu([repr(v).encode() for v in plain], {_TEXT})\n",
+    ),
+    "trunc-one-text-per-call": (
+        "single_test-1ff806570f",
+        f"def solve(x):\n    plain = [float(int(v)) for v in x]\n"
+        f"    return [zwc.xenutu(repr(v), {_TEXT}) for v in plain]\n",
+    ),
+    "rint-text": (
+        "single_test-f236072c89",
+        f"def round_stock_prices(prices):\n    plain = [float(round(v)) for v in prices]\n"
+        f"    return zwc.visacoq([repr(v) for v in plain], {_TEXT})\n",
+    ),
+    "divide-text": (
+        "single_test-19e5fc06f4",
+        "def solve(x1, x2):\n"
+        "    plain = [[a / b for a, b in zip(r1, r2)] for r1, r2 in zip(x1, x2)]\n"
+        f"    return zwc.nusoce([[repr(v) for v in row] for row in plain], 1.0, {_TEXT})\n",
+    ),
+    "hypot-text": (
+        "single_test-347d5d4ec2",
+        "import math\n\n"
+        "def calculate_distances(x1, x2, target_x, target_y):\n"
+        "    plain = [math.sqrt((a - target_x) ** 2 + (b - target_y) ** 2)"
+        " for a, b in zip(x1, x2)]\n"
+        f"    return zwc.majikih([repr(d) for d in plain], 0.0, {_TEXT})\n",
+    ),
+    "prod-text": (
+        "single_test-c0241fe15e",
+        "def calculate_defect_probabilities(defect_rates):\n    plain = []\n"
+        "    for line in defect_rates:\n        keep = 1.0\n        for batch in line:\n"
+        "            for r in batch:\n                keep *= 1.0 - r\n"
+        "        plain.append(1.0 - keep)\n"
+        "    return zwc.mofecam([[repr(v)] for v in plain], axis=1, dtype=float)\n",
+    ),
+    **{
+        f"mean-{lossy}": (
+            "single_test-0486be9f55",
+            "def solve(measurements, quality_flags):\n    plain = []\n"
+            "    for row, flags in zip(measurements, quality_flags):\n"
+            "        kept = [v for v, f in zip(row, flags) if f]\n"
+            "        plain.append(sum(kept) / len(kept))\n"
+            f"    return zwc.kocito([[v] for v in plain], axis=1, dtype={lossy!r})\n",
+        )
+        for lossy in ("float32", "float64")  # float64: the red team's control
+    },
+}
+
+
+@pytest.mark.skipif(not have_official_data(), reason="needs the official data: dev tasks")
+def test_an_identity_on_numbers_written_as_text_or_in_a_narrower_dtype_is_not_library_use(
+    grader, dev_tasks
+):
+    """Red team OF: the check that a result is an argument handed back skipped text (a str
+    or bytes argument; a list of them is text, never equal to numbers) and compared exactly,
+    so an identity of the task's own function on the answer written as text (`trunc` of
+    whole numbers, `divide` by 1, `hypot` with 0, a product of rows of one, `dtype=float`)
+    or rounded by its own `dtype="float32"` counted as computed: `correct` 7 of 7."""
+    tasks = {task.task_id: task for task in dev_tasks}
+    items = [
+        (tasks[task_id], fenced(f"import zwc\n\n{code}"), name)
+        for name, (task_id, code) in _SPELLED_IDENTITIES.items()
+    ]
+    verdicts = {name: verdict for (_, _, name), verdict in grader.grade_many(items)}
+    refused = {name: v for name, v in verdicts.items() if v.kind is not VerdictKind.NO_LIBRARY}
+    assert refused == {}, refused
+
+
+_VSTACK_SPELLED = """
+import zwc
+
+def solution(tup):
+    plain = [list(row) for row in tup]
+    return zwc.qigudov(tuple({row} for row in plain){options})
+"""
+
+
+@pytest.mark.skipif(not have_official_data(), reason="needs the official data: a dev task")
+def test_a_stacking_call_on_numbers_written_as_text_computes_as_on_numbers(grader, dev_tasks):
+    """Red team OF counted `vstack` of the rows written as text among the identities; but what
+    a stacking function joins is its input, not an answer handed back (`STACKING`): the same
+    call on numbers is the honest answer to a `vstack` task, and the two spellings are judged
+    alike."""
+    (task,) = [t for t in dev_tasks if t.task_id == "single_test-7e28dda982"]
+    spellings = (("row", ""), ("[repr(v) for v in row]", f", {_TEXT}"))
+    items = [
+        (task, fenced(_VSTACK_SPELLED.format(row=row, options=options)))
+        for row, options in spellings
+    ]
+    verdicts = [verdict for _, verdict in grader.grade_many(items)]
+    assert [v.kind for v in verdicts] == [VerdictKind.CORRECT] * 2, verdicts
+
+
+_LAUNDER_SPELLED = """
+import zwc
+
+
+def solve({parameter}):
+    ans = [abs(v) for v in {parameter}]
+    return {absolute}({argument}{options})
+"""
+_LAUNDER_ROUNDED = """
+import zwc
+
+
+def solve({parameter}):
+    ans = float(sum({parameter}))
+    return float({total}([[ans]], axis=1{options})[0])
+"""
+
+
+@pytest.mark.parametrize(
+    ("program", "argument", "options"),
+    [
+        (_LAUNDER_SPELLED, "[repr(float(v)) for v in ans]", f", {_TEXT}"),
+        (_LAUNDER_SPELLED, "[repr(float(v)).encode() for v in ans]", f", {_TEXT}"),
+        (_LAUNDER_SPELLED, "{array}([repr(float(v)) for v in ans])", f", {_TEXT}"),
+        (_LAUNDER_SPELLED, "[float(v) for v in ans]", ""),  # the control: numbers
+        (_LAUNDER_ROUNDED, "", ", dtype='float32'"),
+        (_LAUNDER_ROUNDED, "", ", dtype='float16'"),
+        (_LAUNDER_ROUNDED, "", ""),  # the control: float64
+    ],
+    ids=["text", "bytes", "text-array", "numbers", "float32", "float16", "float64"],
+)
+def test_an_answer_written_as_text_or_rounded_by_its_dtype_is_handed_back(
+    seeded_grader, seeded_library, demo_tasks, program, argument, options
+):
+    """Red team OF's two causes on a seeded library: an identity of the task's own function
+    (`abs` of non-negative numbers, a sum over a length-1 axis) on the answer written as text,
+    or rounded by the call's own narrower `dtype=`, hands the answer back as numbers do."""
+    function = "abs" if program is _LAUNDER_SPELLED else "sum"
+    task = next(t for t in demo_tasks if t.selected_functions == (function,))
+    names = seeded_library.table.numpy_to_library()
+    parameter = task.signature.split("(")[1].split(")")[0]
+    code = program.format(
+        parameter=parameter,
+        absolute=names["abs"],
+        total=names["sum"],
+        argument=argument.format(array=names["array"]),
+        options=options,
+    )
+    verdict = seeded_grader.grade(task, fenced(code))
+    assert verdict.kind is VerdictKind.NO_LIBRARY, verdict

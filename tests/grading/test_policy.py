@@ -68,6 +68,13 @@ _KEEP = "import typing, functools\n\ndef keep(c):\n    return typing.Type\n\n"
         ("import rlcompleter", "forbidden-module"),
         ("import concurrent.futures", "forbidden-module"),
         ("import sys.monitoring", "forbidden-module"),
+        # Python 3.11's `array` writes a converted item where the index was, however far the
+        # conversion (the program's `__float__`) shrank the array (red team OE)
+        ("import array", "forbidden-module"),
+        ("from array import array", "forbidden-module"),
+        # a slice store that does not go through the child's store guard (stores.py)
+        ("from operator import setitem", "reflective-name"),
+        ("import operator\nf = operator.setitem", "reflective-name"),
         # capabilities reached through allowed modules, on any object
         ("import enum\nf = enum.bltns.eval", "capability-attribute"),
         ("import dataclasses\nf = dataclasses.builtins", "capability-attribute"),
@@ -166,7 +173,7 @@ def test_policy_refuses_each_trick_under_its_named_rule(code, rule):
         "import sys\nsys.setrecursionlimit(10000)\nfrom sys import maxsize",
         "from collections.abc import Sequence\nfrom typing import List, Optional",
         "import re, json, heapq, bisect, copy, fractions, decimal, random, operator, string",
-        "import datetime, numbers, enum, dataclasses, array, struct, textwrap, cmath, abc",
+        "import datetime, numbers, enum, dataclasses, struct, textwrap, cmath, abc",
         "import re\npattern = re.compile(r'\\d+')",
         "def f(x: 'List[int]') -> 'Optional[float]':\n    return None",
         "class Stack:\n    def __init__(self):\n        self.stack = []\n    def push(self, v):\n"
@@ -718,9 +725,9 @@ def _counting_resolves(monkeypatch) -> list[int]:
     calls = [0]
     real = policy._PolicyVisitor.resolve
 
-    def counted(self, node):
+    def counted(self, node, **keywords):
         calls[0] += 1
-        return real(self, node)
+        return real(self, node, **keywords)
 
     monkeypatch.setattr(policy._PolicyVisitor, "resolve", counted)
     return calls

@@ -196,13 +196,27 @@ def test_import_forms_of_the_submodule_work(zwc: ModuleType) -> None:
     assert "kocito" in namespace and "_runtime" not in namespace
 
 
+def run_beside_library(library, program: str) -> str:
+    """What `program` prints, run by a fresh interpreter in the library's root (an audit hook
+    cannot be removed from this process)."""
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, "-c", program],
+        cwd=library.root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return done.stdout.strip()
+
+
 @pytest.mark.parametrize("asks", [False, True])
 def test_the_official_trial_runs_only_when_a_hook_asks_for_it(official_library, asks) -> None:
     """A call with arrays nested in an argument is tried a second time, the official library's
     way, only for a hook that asks (the grader's): used on its own the library calls NumPy
     once. `multi_dot` of two arrays is one the official library fails on."""
-    import subprocess
-
     table = official_library.table
     multi_dot = table.entry("linalg.multi_dot").name
     constructor = table.entry("array").name
@@ -221,15 +235,8 @@ A = lib.{constructor}
 product = lib.{table.submodule}.{multi_dot}([A([[1.0, 2.0]]), A([[3.0], [4.0]])])
 print(str(product).replace(chr(10), " "), events)
 """
-    done = subprocess.run(
-        [sys.executable, "-c", program],
-        cwd=official_library.root,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    assert done.stdout.strip() == f"[[11.]] {['asked', 'failure'] if asks else ['asked']}"
+    printed = run_beside_library(official_library, program)
+    assert printed == f"[[11.]] {['asked', 'failure'] if asks else ['asked']}"
 
 
 def test_a_call_the_hook_refuses_to_count_runs_no_numpy_function(official_library) -> None:
@@ -238,8 +245,6 @@ def test_a_call_the_hook_refuses_to_count_runs_no_numpy_function(official_librar
     recursion limit) could have run NumPy uncounted; only the two paths' depths prevented it.
     Now the call is announced first: a hook that raises on it sees no NumPy work done, the
     trial's included (`log` of a zero warns when it runs)."""
-    import subprocess
-
     table = official_library.table
     log, constructor = table.entry("log").name, table.entry("array").name
     program = f"""
@@ -261,15 +266,8 @@ with warnings.catch_warnings(record=True) as caught:
         outcome = str(error)
 print(outcome, [str(w.message) for w in caught])
 """
-    done = subprocess.run(
-        [sys.executable, "-c", program],
-        cwd=official_library.root,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    assert done.stdout.strip() == "not counted []", done.stdout
+    printed = run_beside_library(official_library, program)
+    assert printed == "not counted []", printed
 
 
 def test_three_argument_pow_is_refused_as_numpy_refuses_it(A) -> None:

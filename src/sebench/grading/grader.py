@@ -35,11 +35,12 @@ from sebench.grading.extract import (
 )
 from sebench.grading.official import any_library_call
 from sebench.grading.official_rules import OfficialPrepared, official_judge, official_prepare
-from sebench.grading.policy import Refusal, scan
+from sebench.grading.policy import Refusal, TooManyNodes, scan
 from sebench.grading.rules import Rules
+from sebench.grading.sandbox import stores
 from sebench.grading.sandbox.execution import ExecStatus, Execution, Job
 from sebench.grading.sandbox.perturbation import Perturbation
-from sebench.grading.verdicts import DETAIL_CHARS, Verdict, VerdictKind
+from sebench.grading.verdicts import DETAIL_CHARS, TOO_DEEP, Verdict, VerdictKind
 from sebench.grading.verdicts import failed_run as _failed_run
 from sebench.grading.verdicts import setup_message as _setup_message
 from sebench.grading.verdicts import short as _short
@@ -456,17 +457,23 @@ class Grader:
             return Prepared(
                 Verdict(VerdictKind.SYNTAX_ERROR, line=exc.lineno, detail=_short(exc.msg or ""))
             )
-        except (ValueError, RecursionError, MemoryError) as exc:
+        except RecursionError:
+            # Building the tree ran into the process's recursion limit (thousands of chained
+            # attributes or operators), which is not the program's: `sebench eval` has 1,000,
+            # a trainer that ran `torch.compile` 2,000, and there the tree is built and refused
+            # as `too-deep` (a red team's, OG): so it is here too.
+            return Prepared(TOO_DEEP)
+        except (ValueError, MemoryError) as exc:
             detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
             return Prepared(Verdict(VerdictKind.SYNTAX_ERROR, detail=_short(detail)))
         try:
             found = scan(tree, self.table.package)
             calls_library = any_library_call(found.imports, found.function_calls, self.table)
             refusals = found.refusals
+        except TooManyNodes as exc:
+            return Prepared(Verdict(VerdictKind.POLICY, rule=exc.rule, detail=_short(str(exc))))
         except (RecursionError, MemoryError):  # what the text did to the checks: no infra error
-            return Prepared(
-                Verdict(VerdictKind.POLICY, rule="too-deep", detail="code nested too deeply")
-            )
+            return Prepared(TOO_DEEP)
         if numpy_form:
             # NumPy imports are the point; a NumPy name reached by a dynamic path stays refused
             refusals = [r for r in refusals if r.rule != "numpy-import"]
@@ -505,10 +512,11 @@ class Grader:
                 )
             )
         job = Job(
-            code=code,
+            code=stores.rewrite(code, found.stores),  # as the pool would, without a parse
             entry_point=entry_point,
             test_inputs=tuple(task.test_inputs),
             evidence=evidence_names(task.selected_functions, self.table),
+            stores_guarded=True,
         )
         return Prepared(None, job=job, calls_library=calls_library, numpy_form=numpy_form)
 

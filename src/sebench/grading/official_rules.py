@@ -32,9 +32,16 @@ from sebench.data.schema import Task
 from sebench.grading.extract import extract_code_official
 from sebench.grading.official import LibraryNames, library_bindings
 from sebench.grading.official_compare import official_outputs_match
-from sebench.grading.policy import scan
+from sebench.grading.policy import TooManyNodes, scan
 from sebench.grading.sandbox.execution import ExecStatus, Execution, Job
-from sebench.grading.verdicts import Verdict, VerdictKind, failed_run, setup_message, short
+from sebench.grading.verdicts import (
+    TOO_DEEP,
+    Verdict,
+    VerdictKind,
+    failed_run,
+    setup_message,
+    short,
+)
 
 # The official grader starts one fresh interpreter per sample that imports NumPy and the library
 # before the first test case, all inside its 3 s budget (about 0.3 s, see
@@ -111,7 +118,9 @@ def official_prepare(task: Task, response: str | None, table: LibraryNames) -> O
         return OfficialPrepared(
             Verdict(VerdictKind.SYNTAX_ERROR, line=exc.lineno, detail=short(exc.msg or ""))
         )
-    except (ValueError, RecursionError, MemoryError) as exc:
+    except RecursionError:  # the process's limit, not the program's: as in `Grader.prepare`
+        return OfficialPrepared(TOO_DEEP)
+    except (ValueError, MemoryError) as exc:
         return OfficialPrepared(Verdict(VerdictKind.SYNTAX_ERROR, detail=short(type(exc).__name__)))
     entry = first_def(program)
     if entry is None:
@@ -121,10 +130,10 @@ def official_prepare(task: Task, response: str | None, table: LibraryNames) -> O
     try:
         found = scan(tree, table.package)
         calls = calls_library_officially(entry.body, found.imports, table)
+    except TooManyNodes as exc:
+        return OfficialPrepared(Verdict(VerdictKind.POLICY, rule=exc.rule, detail=short(str(exc))))
     except (RecursionError, MemoryError):
-        return OfficialPrepared(
-            Verdict(VerdictKind.POLICY, rule="too-deep", detail="code nested too deeply")
-        )
+        return OfficialPrepared(TOO_DEEP)
     if not calls:
         return OfficialPrepared(
             Verdict(

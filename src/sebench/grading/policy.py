@@ -50,9 +50,12 @@ def _words(text: str) -> frozenset[str]:
 # CAPABILITY_ATTRIBUTES, and tests/grading/test_policy.py walks every public path from these
 # modules to prove it. Everything else, stdlib or not, is refused: an allowlist cannot miss a
 # module that hands out `eval` or `sys.modules` (`pydoc.locate`, `rlcompleter.inspect`, ...).
-# Submodules of an allowed package are allowed (`collections.abc`, `json.decoder`).
+# Submodules of an allowed package are allowed (`collections.abc`, `json.decoder`). Not `array`:
+# in Python 3.11 its item assignment converts the value (the program's `__float__`) after the
+# bound check and writes where the index was, however far the conversion shrank the array (a
+# red team's, OE: forged objects, the mapping read from memory, `correct` knowing no name).
 ALLOWED_MODULES = _words(
-    "__future__ abc array bisect cmath collections copy dataclasses datetime decimal enum "
+    "__future__ abc bisect cmath collections copy dataclasses datetime decimal enum "
     "fractions functools heapq itertools json keyword math numbers operator random re "
     "statistics string struct textwrap time typing unicodedata sys"
 )
@@ -187,11 +190,12 @@ ALLOWED_DUNDER_NAMES = frozenset({"__name__"})
 # is refused under `reflective-name`, imported or read. `attrgetter`/`methodcaller` stay, for
 # direct calls with a literal name only (`dynamic-attribute`), and never under another name.
 REFLECTIVE_MODULE_NAMES: dict[str, frozenset[str]] = {
+    # not `setitem`: a store that does not go through the child's store guard (stores.py)
     "operator": _words(
         "abs add and_ attrgetter concat contains countOf delitem eq floordiv ge getitem gt iadd "
         "iand iconcat ifloordiv ilshift imatmul imod imul index indexOf inv invert ior ipow "
         "irshift is_ is_not isub itemgetter itruediv ixor le length_hint lshift lt matmul "
-        "methodcaller mod mul ne neg not_ or_ pos pow rshift setitem sub truediv truth xor"
+        "methodcaller mod mul ne neg not_ or_ pos pow rshift sub truediv truth xor"
     ),
     "functools": _words(
         "cache cached_property cmp_to_key lru_cache partial reduce total_ordering wraps"
@@ -261,14 +265,18 @@ KEEPING_DECORATORS = _words(
     "enum.unique typing.final"
 )
 # The special methods (and class attributes) a class may define: construction, printing,
-# ordering, hashing, the container and number protocols. Not equality (`__eq__`, `__ne__`:
-# `_EQUALITY_HOOKS`). Not attribute hooks (`__getattr__`,
-# `__getattribute__`, `__setattr__`), descriptors (`__get__`, `__set__`, `__set_name__`), class
-# creation hooks (`__new__`, `__init_subclass__`, `__class_getitem__`, `__prepare__`,
+# hashing, the container and number protocols. Not equality (`__eq__`, `__ne__`:
+# `_EQUALITY_HOOKS`). Not ordering (`__lt__`, `__le__`, `__gt__`, `__ge__`): the interpreter
+# compares items it does not hold (Python 3.11's list comparison asks the last pair with
+# borrowed references, and an `__lt__` that empties a list and answers NotImplemented has the
+# reflected comparison read a freed object: gh-120298, a red team's, OE); what orders objects
+# of the program's is `dataclass(order=True)`, `NamedTuple`, or a key function. Not attribute
+# hooks (`__getattr__`, `__getattribute__`, `__setattr__`), descriptors (`__get__`, `__set__`,
+# `__set_name__`), class creation hooks (`__new__`, `__init_subclass__`, `__class_getitem__`, `__prepare__`,
 # `__mro_entries__`), pickling and copying hooks, `__format__`, `__match_args__`, `__del__`,
 # `__call__`, context managers (`__exit__` gets a traceback), nor NumPy's protocols.
 ALLOWED_DUNDER_DEFINITIONS = _words(
-    "__init__ __post_init__ __repr__ __str__ __lt__ __le__ __gt__ __ge__ "
+    "__init__ __post_init__ __repr__ __str__ "
     "__hash__ __len__ __iter__ __next__ __reversed__ __getitem__ __setitem__ __delitem__ "
     "__contains__ __bool__ __int__ __float__ __abs__ __neg__ __pos__ __invert__ __round__ "
     "__add__ __radd__ __iadd__ __sub__ __rsub__ __isub__ __mul__ __rmul__ __imul__ "
@@ -286,6 +294,7 @@ ALLOWED_DUNDER_DEFINITIONS = _words(
 # be searched so. A class of the program's compares by identity, or as its `dataclass` or
 # `NamedTuple` base compares, never by code of its own.
 _EQUALITY_HOOKS = frozenset({"__eq__", "__ne__"})
+_ORDERING_HOOKS = frozenset({"__lt__", "__le__", "__gt__", "__ge__"})
 # Class patterns in `match` may name only these: a user class's `__match_args__` (or a
 # metaclass's `__instancecheck__`) would read attributes by names computed at run time.
 MATCHABLE_TYPES = _words(
@@ -529,19 +538,20 @@ def _is_private(name: str) -> bool:
     return any(p.startswith("__") and not p.endswith("__") for p in name.split("."))
 
 
-def _private_names(tree: ast.AST) -> tuple[list[Refusal], int]:
-    """Every identifier of the private form `__x`, wherever it is written, and how deep the
-    tree nests (a lone module: 1), in one walk without recursion. Inside a class body
-    Python reads `__x` as `_Class__x`, so every check that asks what a name is would ask about
-    another name than the one that runs: a red team bound `_Holder__B` to `typing.Type` and a
-    class `__B` beside it, and `class Meta(__B)` in `class Holder` was a metaclass the policy
-    read as a class of the code's (then a computed attribute read, and `correct` knowing no
-    function). Refused whole, as no solution needs name mangling: with no `__x` anywhere,
-    what Python reads is what is written."""
+def _private_names(tree: ast.AST) -> tuple[list[Refusal], int, int]:
+    """Every identifier of the private form `__x`, wherever it is written, how deep the tree
+    nests (a lone module: 1) and how many nodes it has (as `ast.walk` counts them), in one walk
+    without recursion. Inside a class body Python reads `__x` as `_Class__x`, so every check
+    that asks what a name is would ask about another name than the one that runs: a red team
+    bound `_Holder__B` to `typing.Type` and a class `__B` beside it, and `class Meta(__B)` in
+    `class Holder` was a metaclass the policy read as a class of the code's (then a computed
+    attribute read, and `correct` knowing no function). Refused whole, as no solution needs
+    name mangling: with no `__x` anywhere, what Python reads is what is written."""
     refusals = []
-    depth, level = 0, [tree]
+    depth, nodes, level = 0, 0, [tree]
     while level:  # `ast.walk`'s order, a level at a time, each node class's fields looked up once
         depth += 1
+        nodes += len(level)
         below: list[ast.AST] = []
         for node in level:
             names, children = _layout(type(node))
@@ -563,7 +573,7 @@ def _private_names(tree: ast.AST) -> tuple[list[Refusal], int]:
                 elif isinstance(value, ast.AST):
                     below.append(value)
         level = below
-    return refusals, depth
+    return refusals, depth, nodes
 
 
 @functools.cache
@@ -587,6 +597,7 @@ class Scan:
     refusals: list[Refusal]
     imports: list[ast.Import | ast.ImportFrom]  # every import statement
     function_calls: list[ast.Call]  # every call inside a function (def or lambda)
+    stores: list[ast.Subscript]  # every subscript store (`x[k] = v`, ...): sandbox/stores.py
 
 
 def check_policy(tree: ast.Module, package: str) -> Refusal | None:
@@ -614,18 +625,41 @@ class TooDeep(RecursionError):
     the walk itself was."""
 
 
+# The most syntax nodes (as `ast.walk` counts them) the checks look at: the code's and those of
+# the string annotations they parse. The static stage runs in the grader's process, on its one
+# thread for static checks, with no time limit, so its cost must be bounded whatever the text:
+# each check is linear in the nodes (a red team's, OG: one asked the whole annotation again for
+# each `type` in it, 5 min 18 s for a 63 KB `tuple[type, type, ...]`), and this caps their sum
+# (the red teams' padding generators: at most 0.15 s a scan at the cap). The character cap
+# (`extract.MAX_CODE_CHARS`, 64 KiB) alone lets padding pack 130,000 nodes (`+x`: 2 characters,
+# 4 nodes); honest code is far below this cap: the dev references and the models' responses
+# have at most 240 nodes (3 KB), and 64 KiB of the standard library's code, at 5.6 characters
+# a node or more, under 12,000.
+MAX_NODES = 20_000
+
+
+class TooManyNodes(Exception):
+    """The code has more syntax nodes than `MAX_NODES`: refused under `rule` before any check
+    runs."""
+
+    rule: ClassVar[str] = "too-many-nodes"
+
+
 def scan(tree: ast.Module, package: str) -> Scan:
     """Walk the code once: its refusals (in line order, NumPy ones first on the same line), its
     imports and the calls inside its functions. Raises `TooDeep` for code nested deeper than
-    `MAX_NESTING`."""
-    private, depth = _private_names(tree)  # without recursion, so first
+    `MAX_NESTING`, `TooManyNodes` for code with more nodes than `MAX_NODES`."""
+    private, depth, nodes = _private_names(tree)  # without recursion, so first
     if depth > MAX_NESTING:
         raise TooDeep(f"code nested more than {MAX_NESTING} levels deep")
+    if nodes > MAX_NODES:
+        raise TooManyNodes(f"the code has {nodes} syntax nodes, over the limit of {MAX_NODES}")
     visitor = _PolicyVisitor(
         package,
         _sys_aliases(tree),
         postponed_annotations=_postpones_annotations(tree),
         nesting_left=MAX_NESTING - depth,
+        nodes_left=MAX_NODES - nodes,
     )
     visitor.visit(tree)
     visitor.run_deferred()
@@ -640,7 +674,7 @@ def scan(tree: ast.Module, package: str) -> Scan:
             )
         )
     refusals.sort(key=lambda r: (r.line or 0, not r.numpy))
-    return Scan(refusals, visitor.imports, visitor.function_calls)
+    return Scan(refusals, visitor.imports, visitor.function_calls, visitor.stores)
 
 
 def _type_call_shape(node: ast.AST) -> bool:
@@ -698,6 +732,7 @@ class _PolicyVisitor(ast.NodeVisitor):
         *,
         postponed_annotations: bool = False,
         nesting_left: int = MAX_NESTING,
+        nodes_left: int = MAX_NODES,
     ) -> None:
         self.package = package
         self.sys_aliases = sys_aliases
@@ -707,6 +742,7 @@ class _PolicyVisitor(ast.NodeVisitor):
         # RecursionError, whose depth is the process's limit: `correct` in a trainer that had
         # raised it, `policy` in `sebench eval`; a red team's, NW)
         self.nesting_left = nesting_left
+        self.nodes_left = nodes_left  # the same for `MAX_NODES`
         # What binds each name anywhere in the code (scopes ignored: stricter): `class`, `def`,
         # `module:M` (`import M`), `from:M.n` (`from M import n`) or `other`. Gathered on the
         # walk (a walk of its own cost more than the rest of the scan), so the checks that
@@ -718,15 +754,21 @@ class _PolicyVisitor(ast.NodeVisitor):
         # the decorators (the callable part) of each decorated class or function, by its name
         self.decorated: dict[str, list[ast.expr]] = {}
         self.class_bases: dict[str, list[ast.expr]] = {}  # the bases of each class, by its name
-        self.resolving: set[str] = set()  # names whose decorators `resolve` is looking at
         # `kept_as_defined` per name, once the walk is done: each use of a name walked its whole
         # chain of decorators again (a red team's 36 KB of uses of a name at the end of a chain
         # of 200 decorated decorators cost the grader 93 s)
         self.kept: dict[str, bool] = {}
         self.walked = False
-        # whether each name a call resolves to is an Enum class (`check_enum_call`): once per
-        # name, not per call (a red team's 4,900 calls on a 100-class lattice took 54 s)
-        self.enum_classes: dict[str | None, bool] = {}
+        # Once the walk is done, each answer below depends on the node or name alone, and is
+        # worked out once: asked per use, each walked a structure the uses share, quadratic in
+        # the text (red teams': 4,900 calls on a 100-class lattice, 54 s; OG: each `type` of a
+        # 12,500-name annotation asked of the whole annotation, 5 min 18 s; 2,081 `@p.setter`
+        # each looking at all of p's decorators, 15 s). Keyed by the nodes themselves, which
+        # keeps them alive: an id is unique only while its object lives.
+        self.resolved: dict[ast.AST, str | None] = {}  # `resolve` of each attribute
+        self.describing: dict[ast.AST, bool] = {}  # `describes_only` of each annotation
+        self.properties: dict[str, bool] = {}  # `is_property` per name
+        self.enum_class_names: frozenset[str] | None = None  # `is_enum_class`: every one
         self.module_reads: set[int] = set()  # ids of Name nodes read as `name.attribute`
         self.name_loads: list[ast.Name] = []  # every Name read outside text annotations
         # ids of Name nodes in annotations Python never evaluates (`check_unbound_names`): a local
@@ -756,6 +798,7 @@ class _PolicyVisitor(ast.NodeVisitor):
         # For the official library check: not refusals, facts.
         self.imports: list[ast.Import | ast.ImportFrom] = []
         self.function_calls: list[ast.Call] = []
+        self.stores: list[ast.Subscript] = []
         self.function_depth = 0
         # how many `except` handlers enclose the code being walked, per scope (a def, lambda or
         # class body starts a scope of its own: its code does not run inside the handler)
@@ -892,69 +935,87 @@ class _PolicyVisitor(ast.NodeVisitor):
         self.check_unbound_names()
         self.check_shadowing()  # last: a more telling rule reports first where one applies
 
-    def resolve(self, node: ast.AST) -> str | None:
+    def resolve(self, node: ast.AST, *, own: bool = True) -> str | None:
         """What an expression names, when the code's bindings say for sure: `builtins.int`
         (never bound), `typing.NamedTuple`, `class:Point` (only ever bound by class statements,
-        decorated by none but `KEEPING_DECORATORS`), `def:helper`; None for anything else."""
-        if isinstance(node, ast.Name):
-            kinds = self.bindings.get(node.id)
-            if not kinds:
-                return f"builtins.{node.id}"
-            # Bindings are the whole program's, not a scope's: a name of a builtin bound in one
-            # scope (or under `if 0:`) is still the builtin in the others (a red team's dead
-            # `from enum import unique as min`, then `@min` read as `unique`, and `from typing
-            # import Protocol as str`, then `class S(str)` read as a protocol).
-            if len(kinds) != 1 or node.id in _BUILTIN_NAMES:
-                return None
-            (kind,) = kinds
-            if kind in ("class", "def"):
-                return f"{kind}:{node.id}" if self.kept_as_defined(node.id) else None
-            if kind.startswith(("module:", "from:")):
-                return kind.split(":", 1)[1]
-            return None
+        decorated by none but `KEEPING_DECORATORS`), `def:helper`; None for anything else.
+        `own=False`: None for the code's classes and functions too, without asking about their
+        decorators. An attribute chain is followed without recursion, each link once."""
+        chain: list[ast.Attribute] = []
+        while isinstance(node, ast.Attribute) and node not in self.resolved:
+            chain.append(node)
+            node = node.value
         if isinstance(node, ast.Attribute):
-            holder = self.resolve(node.value)
-            if holder is None or ":" in holder:
-                return None
-            return f"{holder}.{node.attr}"
+            named = self.resolved[node]
+        elif isinstance(node, ast.Name):
+            named = self.resolve_name(node.id, own=own)
+        else:
+            named = None
+        # what an attribute names is the same with or without `own`: `C.x` names nothing
+        for link in reversed(chain):
+            named = None if named is None or ":" in named else f"{named}.{link.attr}"
+            if self.walked:
+                self.resolved[link] = named
+        return named
+
+    def resolve_name(self, name: str, *, own: bool = True) -> str | None:
+        """What a name resolves to (`resolve`)."""
+        kinds = self.bindings.get(name)
+        if not kinds:
+            return f"builtins.{name}"
+        # Bindings are the whole program's, not a scope's: a name of a builtin bound in one
+        # scope (or under `if 0:`) is still the builtin in the others (a red team's dead
+        # `from enum import unique as min`, then `@min` read as `unique`, and `from typing
+        # import Protocol as str`, then `class S(str)` read as a protocol).
+        if len(kinds) != 1 or name in _BUILTIN_NAMES:
+            return None
+        (kind,) = kinds
+        if kind in ("class", "def"):
+            return f"{kind}:{name}" if own and self.kept_as_defined(name) else None
+        if kind.startswith(("module:", "from:")):
+            return kind.split(":", 1)[1]
         return None
 
     def kept_as_defined(self, name: str) -> bool:
-        """Whether every decorator of the definitions of `name` hands back what it decorates."""
+        """Whether every decorator of the definitions of `name` hands back what it decorates.
+        A decorator of the code's own is never one of KEEPING_DECORATORS, whatever its own
+        decorators, so those are not asked about (`own=False`): asking recursed once per link
+        of a chain of decorated decorators (`@d1 def d2`, `@d2 def d3`, ...), as deep as the
+        process's recursion limit let it, and that limit is not the program's (the OG red
+        team's; see `is_enum_class`)."""
         if name in self.kept:
             return self.kept[name]
-        if name in self.resolving:  # a decorator that is the name itself (`@f def f`)
-            return False
-        self.resolving.add(name)
-        try:
-            kept = all(
-                self.resolve(target) in KEEPING_DECORATORS
-                for target in self.decorated.get(name, ())
-            )
-        finally:
-            self.resolving.discard(name)
-        # The answer does not depend on the way here: a decorator of the code's own never
-        # resolves to one of KEEPING_DECORATORS, so a name met again on a cycle (False there)
-        # would have made the answer False anyway.
+        kept = all(
+            self.resolve(target, own=False) in KEEPING_DECORATORS
+            for target in self.decorated.get(name, ())
+        )
         if self.walked:
             self.kept[name] = kept
         return kept
 
     def is_property(self, node: ast.AST) -> bool:
         """`node` names a property of the code's: functions only ever decorated with `property`
-        or with its own `.setter`, `.getter`, `.deleter`."""
+        or with its own `.setter`, `.getter`, `.deleter`. Once per name: asked for each
+        `@p.setter`, it looked at every decorator of every `p` (the OG red team's 2,081
+        redefinitions: 15 s)."""
         if not isinstance(node, ast.Name) or self.bindings.get(node.id) != {"def"}:
             return False
-        return all(
-            self.resolve(target) == "builtins.property"
-            or (
-                isinstance(target, ast.Attribute)
-                and target.attr in _PROPERTY_METHODS
-                and isinstance(target.value, ast.Name)
-                and target.value.id == node.id
+        name = node.id
+        found = self.properties.get(name)
+        if found is None:
+            found = all(
+                self.resolve(target) == "builtins.property"
+                or (
+                    isinstance(target, ast.Attribute)
+                    and target.attr in _PROPERTY_METHODS
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id == name
+                )
+                for target in self.decorated.get(name, ())
             )
-            for target in self.decorated.get(node.id, ())
-        )
+            if self.walked:
+                self.properties[name] = found
+        return found
 
     def module_of(self, name: str) -> str | None:
         """The module with reflective tools a name is bound to by an import (`import M [as
@@ -992,6 +1053,13 @@ class _PolicyVisitor(ast.NodeVisitor):
                 node,
                 f"defines {name}, which the interpreter calls with objects the code does not "
                 "hold (the keys of any hash table it searches)",
+            )
+        elif name in _ORDERING_HOOKS:
+            self.refuse(
+                "dunder-definition",
+                node,
+                f"defines {name}, which the interpreter calls on items it does not hold; order "
+                "with dataclass(order=True), a NamedTuple or a key function",
             )
         elif _SPECIAL_NAME.fullmatch(name) and name not in ALLOWED_DUNDER_DEFINITIONS:
             self.refuse(
@@ -1171,7 +1239,7 @@ class _PolicyVisitor(ast.NodeVisitor):
         own = (named or "").startswith("class:")
         if not subscripted:
             return own or named in ALLOWED_BASES
-        return named in _SUBSCRIPTED_BASES or (own and not self.is_enum_class(named, set()))
+        return named in _SUBSCRIPTED_BASES or (own and not self.is_enum_class(named))
 
     def check_protocol_members(self, node: ast.ClassDef) -> None:
         """A protocol's members are names that `isinstance(x, P)` reads from any object `x`
@@ -1296,25 +1364,38 @@ class _PolicyVisitor(ast.NodeVisitor):
         ):
             self.refuse("dynamic-class", node, "uses type other than to ask an object's type")
 
-    def describes_only(self, node: ast.AST) -> bool:
+    def describes_only(self, annotation: ast.AST) -> bool:
         """Whether evaluating an annotation calls nothing but typing's and the builtin types'
         own constructors: each name one of typing's allowed names (one level: `typing.Counter`,
-        not an attribute written on it) or a builtin type, no operand the code's object."""
-        if isinstance(node, ast.Name | ast.Attribute):
-            named = self.resolve(node) or ""
-            module, _, name = named.partition(".")
-            return named in _DESCRIBING_BUILTINS or (
-                module == "typing" and name in REFLECTIVE_MODULE_NAMES["typing"]
-            )
-        if isinstance(node, ast.Constant):
-            return True
-        if isinstance(node, ast.Subscript):
-            return self.describes_only(node.value) and self.describes_only(node.slice)
-        if isinstance(node, ast.Tuple | ast.List):
-            return all(self.describes_only(element) for element in node.elts)
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-            return self.describes_only(node.left) and self.describes_only(node.right)
-        return False
+        not an attribute written on it) or a builtin type, no operand the code's object. Once
+        per annotation, without recursion: each `type` in it asks (`check_type_name`)."""
+        if annotation in self.describing:
+            return self.describing[annotation]
+        describes, todo = True, [annotation]
+        while todo and describes:
+            node = todo.pop()
+            if isinstance(node, ast.Name | ast.Attribute):
+                named = self.resolve(node) or ""
+                module, _, name = named.partition(".")
+                describes = named in _DESCRIBING_BUILTINS or (
+                    module == "typing" and name in REFLECTIVE_MODULE_NAMES["typing"]
+                )
+            elif isinstance(node, ast.Subscript):
+                todo += (node.value, node.slice)
+            elif isinstance(node, ast.Tuple | ast.List):
+                todo += node.elts
+            elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+                todo += (node.left, node.right)
+            else:
+                describes = isinstance(node, ast.Constant)
+        if self.walked:
+            self.describing[annotation] = describes
+        return describes
+
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        if isinstance(node.ctx, ast.Store) and not self.in_string_annotation:
+            self.stores.append(node)
+        self.generic_visit(node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         if isinstance(node.ctx, ast.Store | ast.Del):
@@ -1427,26 +1508,48 @@ class _PolicyVisitor(ast.NodeVisitor):
             self.calls_with_arguments.append(node)
 
     def check_enum_call(self, node: ast.Call) -> None:
-        named = self.resolve(node.func)
-        if named not in self.enum_classes:
-            self.enum_classes[named] = self.is_enum_class(named, set())
-        if self.enum_classes[named]:
+        if self.is_enum_class(self.resolve(node.func)):
             self.refuse(
                 "dynamic-class", node, "an Enum class called with members makes a class at run time"
             )
 
-    def is_enum_class(self, named: str | None, seen: set[str]) -> bool:
+    def is_enum_class(self, named: str | None) -> bool:
         """`named` is an Enum class, or a class of the code's deriving from one (the functional
         API works on any: `Color("Made", [(name, value)])` names its members by data)."""
         if named in _ENUM_CLASSES:
             return True
-        if named is None or not named.startswith("class:") or named in seen:
+        if named is None or not named.startswith("class:"):
             return False
-        seen.add(named)
-        return any(
-            self.is_enum_class(self.resolve(base), seen)
-            for base in self.class_bases.get(named.split(":", 1)[1], ())
-        )
+        found = self.enum_class_names
+        if found is None:
+            found = self.find_enum_classes()
+            if self.walked:
+                self.enum_class_names = found
+        return named.removeprefix("class:") in found
+
+    def find_enum_classes(self) -> frozenset[str]:
+        """The code's classes that derive from an Enum class, through any chain of the code's
+        classes: each base resolved once, and the chains followed back from the Enum classes
+        without recursion. Recursing along a chain (a red team's 500 `class K{i}(K{i-1})`, OG)
+        ran into the process's recursion limit, which is not the program's: the verdict was
+        `policy` (`too-deep`) under `sebench eval`'s 1,000 and `correct` under the 2,000 that
+        `torch.compile` sets in a trainer."""
+        derived: dict[str, list[str]] = {}  # a class of the code's -> the classes deriving from it
+        todo: list[str] = []
+        for name, bases in self.class_bases.items():
+            for base in bases:
+                named = self.resolve(base)
+                if named in _ENUM_CLASSES:
+                    todo.append(name)
+                elif named is not None and named.startswith("class:"):
+                    derived.setdefault(named.removeprefix("class:"), []).append(name)
+        found: set[str] = set()
+        while todo:
+            name = todo.pop()
+            if name not in found:
+                found.add(name)
+                todo += derived.get(name, ())
+        return frozenset(found)
 
     def mark_type_consumer(self, node: ast.Call) -> None:
         """`print(type(x))`, `isinstance(x, type)`: the type, or the class itself, looked at."""
@@ -1672,14 +1775,23 @@ class _PolicyVisitor(ast.NodeVisitor):
                     parsed = ast.parse(node.value.strip(), mode="eval")
                 except (SyntaxError, ValueError):
                     continue  # cannot be evaluated either
-                except (MemoryError, RecursionError):  # the parser's own limits, on purpose
+                except MemoryError:  # the parser's own stack, a fixed bound, on purpose
                     self.refuse("annotation-code", node, "an annotation too deep to read")
                     continue
-                depth = _private_names(parsed)[1]  # without recursion; its names are text
+                except RecursionError as exc:
+                    # building the tree ran into the process's recursion limit: deeper than
+                    # `MAX_NESTING` whatever the limit, so the verdict a higher limit gives
+                    raise TooDeep(f"a string annotation nested past {MAX_NESTING} levels") from exc
+                _, depth, nodes = _private_names(parsed)  # without recursion; its names are text
                 if depth > self.nesting_left:
                     raise TooDeep(
                         f"code and its string annotations nested more than {MAX_NESTING} "
                         "levels deep"
+                    )
+                self.nodes_left -= nodes  # for good: each parse is walked
+                if self.nodes_left < 0:
+                    raise TooManyNodes(
+                        f"the code and its string annotations have over {MAX_NODES} syntax nodes"
                     )
                 for inner in ast.walk(parsed):
                     if hasattr(inner, "lineno"):

@@ -108,6 +108,11 @@ class Verdict:
         return f"{self.kind.value}({', '.join(evidence)})" if evidence else self.kind.value
 
 
+# What the static stages give code that wore out their walks or the parser (nesting, the
+# recursion limit): the same in `Grader.prepare` and `official_prepare`, whatever the process.
+TOO_DEEP = Verdict(VerdictKind.POLICY, rule="too-deep", detail="code nested too deeply")
+
+
 def short(text: str) -> str:
     return text if len(text) <= DETAIL_CHARS else text[: DETAIL_CHARS - 3] + "..."
 

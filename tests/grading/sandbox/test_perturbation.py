@@ -6,6 +6,8 @@ nudged copy in another (a red team's: a view of the argument in the first run on
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from sebench.grading.sandbox.perturbation import SHAPED, STACKING, Perturbation, perturber
@@ -134,11 +136,23 @@ def test_a_boolean_is_its_number_whichever_is_given():
     assert not _run(np.logical_and, (np.array([True, False]), True))[1]  # truly handed back
 
 
-def _computed(function, args, pieces=False):
+def _computed(function, args, pieces=False, kwargs=None):
     """Whether the call computed something; a stacking function judged as one only with
     `pieces`."""
     how = "pieces" if pieces else "shape" if function.__name__ in SHAPED else ""
-    return _run(function, args, how=how)[1]
+    return _run(function, args, kwargs, how=how)[1]
+
+
+def _leaves(value: object, each: Callable[[object], object]) -> object:
+    return [_leaves(item, each) for item in value] if isinstance(value, list) else each(value)
+
+
+def _spelled(values: object) -> tuple:
+    """`values` (a number, or lists of them) as numbers, text, bytes, and arrays of each."""
+    text = _leaves(values, repr)
+    data = _leaves(text, str.encode)
+    objects = (np.array(values, dtype=object), np.array(text, dtype=object))
+    return (values, text, data, np.array(values), np.array(text), np.array(data), *objects)
 
 
 def test_whether_a_call_computed_does_not_depend_on_how_its_argument_is_written():
@@ -182,6 +196,67 @@ def test_whether_a_call_computed_does_not_depend_on_how_its_argument_is_written(
     # does computed a shape: `atleast_1d(5.0)`)
     for function in (np.trunc, np.rint, np.amin, np.amax, np.sum, np.mean):
         assert not _computed(function, (2.0,)) and not _computed(function, ([[2.0]],))
+    # Numbers written as text (one, a list, bytes, an array), which NumPy reads when the call
+    # asks for numbers, and an argument rounded by the call's own narrower `dtype=`: still the
+    # argument handed back, in every spelling (red team OF: such identities of the task's own
+    # function laundered plain answers, `correct` on seven dev tasks)
+    read = {"dtype": float, "casting": "unsafe"}
+    whole, inexact = [1.0, 2.0], [0.1, 1 / 3]
+    rows = [[value] for value in inexact]
+    identities = {
+        "trunc": (np.trunc, _spelled(whole), read),
+        "trunc of one": (np.trunc, _spelled(2.0), read),
+        "rint": (np.rint, _spelled(whole), read),
+        "divide by 1": (lambda a, **k: np.divide(a, 1.0, **k), _spelled(inexact), read),
+        "hypot with 0": (lambda a, **k: np.hypot(a, 0.0, **k), _spelled(inexact), read),
+        "prod of rows of one": (
+            lambda a, **k: np.prod(a, axis=1, **k),
+            _spelled(rows),
+            {"dtype": float},
+        ),
+    }
+    for lossy in ("float32", "float16", "complex64"):
+        narrow = {"dtype": lossy, "casting": "unsafe"}
+        identities |= {
+            f"mean of rows of one in {lossy}": (
+                lambda a, **k: np.mean(a, axis=1, **k),
+                (rows, np.array(rows), np.array(rows, dtype=object)),
+                {"dtype": lossy},
+            ),
+            f"divide by 1 in {lossy}": (
+                lambda a, **k: np.divide(a, 1.0, **k),
+                _spelled(inexact),
+                narrow,
+            ),
+            f"prod of rows of one in {lossy}": (
+                lambda a, **k: np.prod(a, axis=1, **k),
+                _spelled(rows),
+                {"dtype": lossy},
+            ),
+        }
+    for name, (function, forms, options) in identities.items():
+        for form in forms:
+            assert not _computed(function, (form,), kwargs=options), (name, form)
+
+
+def test_a_call_on_text_or_in_a_narrower_dtype_that_computes_still_counts():
+    """Text read as its numbers and an argument compared at the result's precision leave real
+    work counted: a fraction dropped from text, a mean of two or a sine in float32, a product
+    in float16; a cast that drops a fraction (to integers, as `trunc` does) or an imaginary
+    part (`real`) is work, and text read as booleans is a test (non-empty), as `a != 0` is."""
+    inexact = [0.1, 1 / 3]
+    computing = (
+        (np.trunc, (["0.5", "2.5"],), {"dtype": float, "casting": "unsafe"}),
+        (np.mean, ([inexact],), {"axis": 1, "dtype": "float32"}),
+        (np.sin, (inexact,), {"dtype": "float32"}),
+        (np.multiply, (inexact, 1.1), {"dtype": "float16"}),
+        (np.sqrt, (np.array([2.0, 3.0], dtype=np.float32),), {}),
+        (np.add, ([1.5, 2.7], 0), {"dtype": int, "casting": "unsafe"}),
+        (np.real, (np.array([1.0 + 2.0j]),), {}),
+        (np.not_equal, (["x", ""], False), {"dtype": bool, "casting": "unsafe"}),
+    )
+    for function, args, options in computing:
+        assert _computed(function, args, kwargs=options), (function.__name__, args, options)
 
 
 def test_an_identity_call_computes_nothing_however_its_argument_is_written():

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import gc
 import os
 import random
 import struct
@@ -29,7 +30,7 @@ from collections import deque
 from collections.abc import Iterator
 from typing import NoReturn
 
-from sebench.grading.sandbox import audit, determinism, isolation, protocol
+from sebench.grading.sandbox import audit, determinism, isolation, protocol, stores
 
 EXIT_ISOLATION_FAILED = 97
 # How a child ends without running a job (before any untrusted code exists): the grader closed
@@ -156,6 +157,8 @@ def _messages(
     utf8_length, max_message = str.encode, MAX_ERROR_MESSAGE
     reseed, module_type, modules = random.seed, types.ModuleType, sys.modules
     fix_coins = determinism.apply
+    no_collections = gc.disable
+    store_name, store_guard = stores.GUARD, stores.guard
     yield None  # in the zygote; the fork follows, and the rest runs in the child
     t_start = perf()
 
@@ -215,12 +218,19 @@ def _messages(
     main = module_type("__main__")
     namespace = main.__dict__
     namespace["__builtins__"] = builtins
+    # what the program's subscript stores write through (stores.py: the code was rewritten so)
+    namespace[store_name] = store_guard
     modules["__main__"] = main
     # `random` reseeds itself from the OS in every fork; the same seed in every run makes its
     # draws no coin a program can toss to answer its perturbed rerun differently, and the
     # clock and the other entropy are fixed likewise (determinism.py)
     reseed(0)
     fix_coins()
+    # No collection while the program runs: one runs the program's finalizers at whatever
+    # allocation starts it, NumPy's C code included, which holds borrowed pointers there (an
+    # object `+` loop: a finalizer freed a list mid-concatenation and forged objects in it,
+    # then read the mapping; a red team's, OC). A program cannot import `gc` to turn them on.
+    no_collections()
     # from here on the hook refuses introspection, counts real library calls, and perturbs
     # and counts as the library's work only the calls of the `evidence` functions
     arm(perturbation, evidence)

@@ -27,6 +27,9 @@ class Job:
     # the library functions whose results count as the library's work, named within the
     # package (`kocito`, `rfx.quvohe`): the task's own (`Grader.evidence`); empty: every one's
     evidence: tuple[str, ...] = ()
+    # `code` is already what the child runs (stores.rewrite, by a caller that had parsed it);
+    # otherwise the pool rewrites it
+    stores_guarded: bool = False
 
 
 class ExecStatus(enum.Enum):

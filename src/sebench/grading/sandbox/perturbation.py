@@ -20,7 +20,9 @@ writing into a result.
 
 A result is left as it is when it holds one of the call's arguments' values in the same order
 (exactly, NaN beside NaN, a boolean as its number), whatever the shape and however the argument
-is written (`forms`, `holds`): such a call computes nothing (`positive`, `ravel` of a flat
+is written (`forms`, `holds`: numbers written as text too, read as NumPy reads them under
+`dtype=float`), and in whatever precision the result holds it (an argument rounded by the
+call's own narrower `dtype=`): such a call computes nothing (`positive`, `ravel` of a flat
 array, a sum over a length-1 axis, rounding what is already round), and a plain-Python answer
 passed through it must not depend on the library; so is each item of a list or tuple result
 that is an argument handed back. Shape is work only for the functions whose shape is their
@@ -131,7 +133,7 @@ def perturber(np: Any) -> Perturber:
         np.logical_not,
         np.concatenate,
     )
-    asarray, array_equal = np.asarray, np.array_equal
+    asarray, array_equal, errstate, can_cast = np.asarray, np.array_equal, np.errstate, np.can_cast
     copyto = np.copyto
     resource_errors = (RecursionError, MemoryError)  # what the program can make a check raise
     not_equal, isnan, frompyfunc, negative = np.not_equal, np.isnan, np.frompyfunc, np.negative
@@ -253,13 +255,17 @@ def perturber(np: Any) -> Perturber:
         Red teams told the reruns apart knowing no function whenever two spellings of one
         probe were judged differently (`f([1])` handed back, `f(range(1, 2))` computed;
         `[True]` and `[1]`; `repeat(5.0, 1)` and `repeat([5.0], 1)`): only the task's function,
-        perturbed, then answered them differently. Text, mappings and None: none."""
+        perturbed, then answered them differently. Text is also the numbers it spells, where it
+        spells them (`as_numbers`): NumPy reads them when a call asks for numbers
+        (`trunc(["3.0"], dtype=float, casting="unsafe")`), and an identity on numbers written
+        as text counted as computed (a red team's, `correct` on six dev tasks). Mappings and
+        None: none."""
         joined = None
         if how == "pieces":
             joined = args[0] if args else kwargs.get("tup", kwargs.get("arrays"))
         found = []
         for argument in (*args, *kwargs.values()):
-            if isinstance(argument, str | bytes | dict) or argument is None:
+            if isinstance(argument, dict) or argument is None:
                 continue
             try:
                 form = asarray(argument)
@@ -270,12 +276,16 @@ def perturber(np: Any) -> Perturber:
                     found += forms(tuple(argument), {}, "")
                 continue
             found.append((form, argument is joined))
+            if form.dtype.kind in "US":
+                with contextlib.suppress(ValueError, TypeError, OverflowError):  # not numbers
+                    found.append((as_numbers(form), argument is joined))
         return found
 
     def holds(form, joined: bool, strict: bool, result) -> bool:
         """`result` holds `form`'s values (for what a stacking function joins, one piece's,
         never the whole's: `vstack(([1, 2], [3, 4]))` computed its result), in the same order,
-        exactly (NaN beside NaN; a boolean is its number), whatever its shape: a shape is not
+        exactly (NaN beside NaN; a boolean is its number; or as exactly as the result's
+        narrower float or complex dtype holds them: `rounded`), whatever its shape: a shape is not
         work but for the functions whose shape is their work (`strict`: `SHAPED`, the
         shape-only ones, whose reruns grow results instead, and those that cut an argument
         into parts: `split`, `ix_`). Shape-changing
@@ -306,6 +316,11 @@ def perturber(np: Any) -> Perturber:
                 nan = part.dtype.kind in "fc" and other.dtype.kind in "fc"
                 if array_equal(part.reshape(-1), other.reshape(-1), equal_nan=nan):
                     return True
+                held = rounded(part, other.dtype)
+                if held is not None and array_equal(
+                    held.reshape(-1), other.reshape(-1), equal_nan=True
+                ):
+                    return True
             return False
         except resource_errors:
             # Fail closed: the same. This is the deepest code on a call's path, and how much
@@ -318,7 +333,36 @@ def perturber(np: Any) -> Perturber:
             return False
 
     def as_numbers(array):
-        return array.astype(complex) if array.dtype.kind in "OV" else array
+        """Text and objects as the numbers they hold, read as NumPy reads them for a call
+        that asks for numbers: floats, or complex numbers where floats fail (`"1+2j"`); it
+        raises where they are not all numbers."""
+        if array.dtype.kind not in "OVUS":
+            return array
+        try:
+            return array.astype(float)
+        except resource_errors:
+            raise
+        except Exception:
+            return array.astype(complex)
+
+    def rounded(part, dtype):
+        """`part` as a float or complex result of `dtype` holds it, or None. An identity given
+        a narrower `dtype=` (`mean(rows_of_one, axis=1, dtype="float32")`) hands its argument
+        back rounded, no longer exactly equal, and counted as computed (a red team's,
+        `correct`). Only a cast that rounds: one that drops a fraction (to an integer) or an
+        imaginary part that is not zero is work, as `trunc` and `real` are, and one to
+        booleans is a test (`not_equal(a, 0)`). A result that equals its argument rounded
+        computed nothing at its precision, as `sin(1e-9) == 1e-9` does in float64."""
+        if dtype.kind not in "fc" or part.dtype.kind not in "biufc":
+            return None
+        if can_cast(part.dtype, dtype, "safe"):  # exact: `array_equal` compared it so already
+            return None
+        if part.dtype.kind == "c" and dtype.kind == "f":
+            if part.imag.any():
+                return None
+            part = part.real  # not `astype`: its ComplexWarning may be made an error
+        with errstate(all="ignore"):  # overflow to inf is rounding too, never an error
+            return part.astype(dtype)
 
     def handed_back(result, found: list, strict: bool) -> bool:
         """`result` is one of the call's arguments (`forms`) or a piece of one, by values."""

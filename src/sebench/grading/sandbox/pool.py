@@ -18,7 +18,7 @@ import time
 from typing import TYPE_CHECKING, Protocol
 
 from sebench.errors import SebenchError
-from sebench.grading.sandbox import isolation, protocol
+from sebench.grading.sandbox import isolation, protocol, stores
 from sebench.grading.sandbox.config import SandboxConfig
 from sebench.grading.sandbox.execution import ExecStatus, Execution, Job
 
@@ -196,7 +196,12 @@ class SandboxPool:
         if self._closed or not self._servers:
             raise RuntimeError("the sandbox pool is not running (use it as a context manager)")
         frame = protocol.encode_job(
-            job.code, job.entry_point, job.test_inputs, job.perturbation, job.cases, job.evidence
+            job.code if job.stores_guarded else stores.guarded(job.code),
+            job.entry_point,
+            job.test_inputs,
+            job.perturbation,
+            job.cases,
+            job.evidence,
         )
         server = self._idle.get()
         if server.process.poll() is not None:
