@@ -9,12 +9,15 @@ one correct, so every one runs twice in our grader (the run and the perturbed re
 worst case for us. With --responses, a responses file's rows instead (e.g. the verdicts file's
 model responses), with their own mix of verdicts: what grading in an RL loop looks like.
 - ours: `Grader.grade_many` (warm fork servers, isolation layers, comparison in the parent);
+- ours without the rerun: the same, except that a correct answer is not run again with the
+  library's results perturbed (`Grader.confirm_dependence`): what that rule costs, measured in
+  the same rounds; never a way to grade (an answer that ignores the library stays `correct`);
 - official approach: one fresh `python -c` per sample that imports NumPy and the library, runs
   the code with the test calls appended and prints the results; as many at once as --workers;
   `official_approach.py` (its cost only: faithfulness is tested against official output).
 The two alternate (--rounds): ours grades every sample in each round, the official approach a
 share of them, so that both are measured on the same machine minute (its speed drifts).
-Prints samples/s for both, per round and in all, the ratio, our per-sample
+Prints samples/s for each, per round and in all, the ratios, our per-sample
 cost split (from the sandbox's timings) and the baseline: a bare fork (fork, exit, reap) of a
 process shaped like a fork server, measured in the same run, against two sums of our overhead:
 execution (everything but running the code and the static checks) and all of it.
@@ -124,28 +127,48 @@ def bare_fork_in_server_shape(root: str, package: str, submodule: str) -> None:
         print((time.perf_counter() - start) * 1000, flush=True)
 
 
+def measured_grader(library, config):
+    """A `Grader` whose dependence rerun can be switched off (`rerun = False`), to measure what
+    it costs; only this benchmark does that."""
+    from sebench.grading.grader import Grader
+    from sebench.grading.verdicts import Verdict, VerdictKind
+
+    class Measured(Grader):
+        rerun = True
+
+        def confirm_dependence(self, task, job, first):
+            if self.rerun:
+                return super().confirm_dependence(task, job, first)
+            return Verdict(VerdictKind.CORRECT)
+
+    return Measured(library, config)
+
+
 def run_rounds(library, samples, workers: int, rounds: int):
-    """Ours and the official approach alternately, `rounds` times; returns per round (our
-    seconds for all samples, the official approach's seconds for its share), the official
-    approach's sample counts, our cost split and the bare fork's median.
+    """Ours, ours without the rerun and the official approach alternately, `rounds` times;
+    returns per round (our seconds for all samples, ours without the rerun, the official
+    approach's seconds for its share), the official approach's sample counts, our cost split
+    and the bare fork's median.
 
     Alternating makes the ratio a side-by-side measurement: this machine's speed drifts by tens
     of percent within a minute (other tenants), and one long run of each would compare two
     different machines. Ours grades every sample in each round; the official approach, ten
     times slower, grades a different `1/rounds` share of them in each round (all of them once
     over the whole run)."""
-    from sebench.grading.grader import Grader
     from sebench.grading.sandbox import SandboxConfig
 
     items = [(task, response, index) for index, (task, response) in enumerate(samples)]
-    ours, official, counts = [], [], []
-    with Grader(library, SandboxConfig(workers=workers)) as grader:
+    ours, no_rerun, official, counts = [], [], [], []
+    with measured_grader(library, SandboxConfig(workers=workers)) as grader:
         grader.grade(*samples[0])  # warm up: first fork of each server, imports in the parent
         for round_ in range(rounds):
-            start = time.perf_counter()
-            for _ in grader.grade_many(items):
-                pass
-            ours.append(time.perf_counter() - start)
+            for rerun, times in ((True, ours), (False, no_rerun)):
+                grader.rerun = rerun
+                start = time.perf_counter()
+                for _ in grader.grade_many(items):
+                    pass
+                times.append(time.perf_counter() - start)
+            grader.rerun = True
             share = samples[round_::rounds]
             official.append(run_official(library, share, workers))
             counts.append(len(share))
@@ -154,7 +177,7 @@ def run_rounds(library, samples, workers: int, rounds: int):
             split = cost_split(grader, samples, baseline)
         finally:
             baseline.close()
-    return ours, official, counts, split, statistics.median(baseline.times)
+    return ours, no_rerun, official, counts, split, statistics.median(baseline.times)
 
 
 STATIC, REAP = "static checks", "reap + clean"
@@ -226,18 +249,30 @@ def compare_mode(args) -> None:
         what = f"translated references of {args.data.name}"
     workers = args.workers
     print(f"{len(samples)} samples ({what}), {workers} workers, {os.cpu_count()} CPUs")
-    ours, official, counts, split, fork_ms = run_rounds(library, samples, workers, args.rounds)
-    for index, (ours_s, official_s, count) in enumerate(zip(ours, official, counts, strict=True)):
+    ours, no_rerun, official, counts, split, fork_ms = run_rounds(
+        library, samples, workers, args.rounds
+    )
+    rounds = zip(ours, no_rerun, official, counts, strict=True)
+    for index, (ours_s, no_rerun_s, official_s, count) in enumerate(rounds):
         ours_rate, official_rate = len(samples) / ours_s, count / official_s
         print(
             f"round {index + 1}: ours {ours_rate:6.1f} samples/s, official {official_rate:5.1f} "
-            f"samples/s, {ours_rate / official_rate:5.1f}x"
+            f"samples/s, {ours_rate / official_rate:5.1f}x; without the rerun "
+            f"{len(samples) / no_rerun_s / official_rate:5.1f}x"
         )
     ours_rate = len(samples) * len(ours) / sum(ours)
+    no_rerun_rate = len(samples) * len(no_rerun) / sum(no_rerun)
     official_rate = sum(counts) / sum(official)
     print(f"ours:      {ours_rate:8.1f} samples/s  ({sum(ours):.1f} s in all)")
     print(f"official:  {official_rate:8.1f} samples/s  ({sum(official):.1f} s in all)")
     print(f"ratio:     {ours_rate / official_rate:8.1f}x")
+    # What the rule "the answer depends on the library" costs: only correct answers pay for it
+    # (a second fresh process, sometimes more), so a set with fewer of them pays less.
+    print(
+        f"ours without the dependence rerun: {no_rerun_rate:8.1f} samples/s "
+        f"({no_rerun_rate / official_rate:.1f}x); the rerun costs "
+        f"{1000 / ours_rate - 1000 / no_rerun_rate:.2f} ms of this machine per sample"
+    )
     print("our cost per sample, one at a time (median ms):")
     for name, value in split.items():
         note = "  (after the reply, while the grader compares)" if name == REAP else ""
