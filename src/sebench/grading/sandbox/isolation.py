@@ -402,7 +402,9 @@ def setup_server(
         "module; no special names from data in Enum members, copy states or dataclass fields; "
         "the standard library's methods take their own class's instances only; ABCs answer "
         "for NumPy's classes from a fixed table; "
-        "modules and the classes that exist before it read-only to the program",
+        "modules and the classes that exist before it read-only to the program; "
+        "every subscript store through a guard (no program code inside a store's C path); "
+        "no garbage collection while the program runs",
     }
     for name, text in described.items():
         if isolation.layers[name]:
