@@ -31,6 +31,16 @@ standard-library class takes its own class's instances only (`own_instances_only
 `self.__class__(...)`), `statistics` converts to no metaclass, and ABCs answer for NumPy's and
 the library's classes from a table made before any program (`pin_abc_answers`).
 
+One C routine of CPython 3.11 with a known use-after-free that the program's code can reach
+is kept from it: `OrderedDict` equality walks the two dicts' nodes by raw pointers while it
+compares their keys (gh-119004, fixed in 3.12 only), and a key's comparison can run the
+program's code (a dataclass's generated `__eq__` reads a field that is a property, a
+`cmp_to_key` object calls its function) which empties both dicts: the walk then followed freed
+nodes, which a red team refilled to forge objects, read all memory and the name mapping
+(`correct` 9/9 knowing no name). The `OrderedDict` the program can name (`collections`,
+`typing`) compares in Python instead (`safe_ordered_dict`): as dicts, then the keys' orders as
+two lists that hold their items.
+
 Last, what the program may not change however it holds it (installed after everything else):
 every module the server imported is sealed (`seal_modules`: a write raises an audit event the
 hook refuses once the program runs), and every class that exists then is made immutable
@@ -40,6 +50,7 @@ hook refuses once the program runs), and every class that exists then is made im
 from __future__ import annotations
 
 import abc
+import collections
 import copy
 import copyreg
 import dataclasses
@@ -49,6 +60,7 @@ import operator
 import re
 import statistics
 import types
+import typing
 from collections.abc import Callable
 from typing import Any
 
@@ -493,6 +505,41 @@ def install(
         return convert(value, kind)
 
     statistics._convert = guarded_convert  # what `mean`, `variance`, ... call, by its name
+
+
+def safe_ordered_dict() -> type:
+    """Name, in `collections` and `typing`, a subclass of the C `OrderedDict` whose equality
+    never runs the C one (see the module's docstring); returns it. Everything else, order
+    included, is the C type's. Idempotent."""
+    base = collections.OrderedDict
+    if getattr(base, "_sebench_safe", False):
+        return base
+    dict_equal = dict.__eq__
+
+    class OrderedDict(base):  # type: ignore[misc,valid-type]
+        __slots__ = ()
+        _sebench_safe = True
+
+        # The C type's comparison walks borrowed nodes; these compare copies: `dict.__eq__`
+        # holds each key and value it compares, and two lists hold their items.
+        def __eq__(self, other: object) -> bool:
+            equal = dict_equal(self, other)
+            if equal is not True or not isinstance(other, base):
+                return equal
+            return list(self) == list(other)
+
+        def __ne__(self, other: object) -> bool:
+            equal = self.__eq__(other)
+            return equal if equal is NotImplemented else not equal
+
+        __hash__ = None  # type: ignore[assignment]  # as the C type's: a dict is unhashable
+
+    OrderedDict.__module__ = base.__module__
+    OrderedDict.__qualname__ = base.__qualname__
+    OrderedDict.__doc__ = base.__doc__
+    collections.OrderedDict = OrderedDict  # type: ignore[misc]
+    typing.OrderedDict = typing._alias(OrderedDict, 2)  # type: ignore[attr-defined]
+    return OrderedDict
 
 
 def pin_abc_answers(secret: Callable[[str], bool]) -> int:
