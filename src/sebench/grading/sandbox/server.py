@@ -287,7 +287,7 @@ class Server:
         frame_readers = import_guard.install((package,), guard_introspection, refused)
         if guard_introspection:  # part of the introspection layer (`sebench doctor`)
             stdlib_guard.install((type(numpy.clip), numpy.ufunc), attribute_refusal)
-            stdlib_guard.safe_ordered_dict()
+            stdlib_guard.safe_containers()
             stdlib_guard.pin_abc_answers(lambda module: _trusted(module, package))
             stdlib_guard.own_instances_only(_standard_library)
         # The hook's controls are held by this frame and the zygote's only: never by a module.

@@ -31,15 +31,19 @@ standard-library class takes its own class's instances only (`own_instances_only
 `self.__class__(...)`), `statistics` converts to no metaclass, and ABCs answer for NumPy's and
 the library's classes from a table made before any program (`pin_abc_answers`).
 
-One C routine of CPython 3.11 with a known use-after-free that the program's code can reach
-is kept from it: `OrderedDict` equality walks the two dicts' nodes by raw pointers while it
-compares their keys (gh-119004, fixed in 3.12 only), and a key's comparison can run the
-program's code (a dataclass's generated `__eq__` reads a field that is a property, a
-`cmp_to_key` object calls its function) which empties both dicts: the walk then followed freed
-nodes, which a red team refilled to forge objects, read all memory and the name mapping
-(`correct` 9/9 knowing no name). The `OrderedDict` the program can name (`collections`,
-`typing`) compares in Python instead (`safe_ordered_dict`): as dicts, then the keys' orders as
-two lists that hold their items.
+Two C routines of CPython 3.11 with known use-after-frees that the program's code can reach
+are kept from it. Both compare items they hold by borrowed pointers, and a comparison can run
+the program's code without any special method of its own (a dataclass's generated `__eq__`
+reads a field that is a property, a `cmp_to_key` object calls its function), which empties the
+container and frees what the routine then reads; red teams refilled the freed memory to forge
+objects, read all memory and the name mapping (`correct` knowing no name):
+- `OrderedDict` equality walks the two dicts' nodes (gh-119004, fixed in 3.12 only; OH);
+- `deque.index` compares each item without holding it (gh-115243, idem; OJ).
+The `OrderedDict` and `deque` the program can name (`collections`, `typing`; no allowed module
+makes another) are subclasses that do those two in Python on copies (`safe_containers`): the
+dicts compared as dicts (`dict.__eq__` holds what it compares), then their key orders as two
+lists; the index searched in a list. Their C bases cannot be named (`__bases__`, `mro` and
+`super(...).method` are refused).
 
 Last, what the program may not change however it holds it (installed after everything else):
 every module the server imported is sealed (`seal_modules`: a write raises an audit event the
@@ -59,6 +63,7 @@ import functools
 import operator
 import re
 import statistics
+import sys
 import types
 import typing
 from collections.abc import Callable
@@ -507,24 +512,21 @@ def install(
     statistics._convert = guarded_convert  # what `mean`, `variance`, ... call, by its name
 
 
-def safe_ordered_dict() -> type:
-    """Name, in `collections` and `typing`, a subclass of the C `OrderedDict` whose equality
-    never runs the C one (see the module's docstring); returns it. Everything else, order
-    included, is the C type's. Idempotent."""
-    base = collections.OrderedDict
-    if getattr(base, "_sebench_safe", False):
-        return base
-    dict_equal = dict.__eq__
+def safe_containers() -> None:
+    """Name, in `collections` and `typing`, subclasses of the C `OrderedDict` and `deque` whose
+    equality and `index` never run the C ones (see the module's docstring); everything else is
+    the C types'. Idempotent."""
+    if getattr(collections.OrderedDict, "_sebench_safe", False):
+        return
+    ordered_base, deque_base, dict_equal = collections.OrderedDict, collections.deque, dict.__eq__
 
-    class OrderedDict(base):  # type: ignore[misc,valid-type]
+    class OrderedDict(ordered_base):  # type: ignore[misc,valid-type]
         __slots__ = ()
         _sebench_safe = True
 
-        # The C type's comparison walks borrowed nodes; these compare copies: `dict.__eq__`
-        # holds each key and value it compares, and two lists hold their items.
         def __eq__(self, other: object) -> bool:
             equal = dict_equal(self, other)
-            if equal is not True or not isinstance(other, base):
+            if equal is not True or not isinstance(other, ordered_base):
                 return equal
             return list(self) == list(other)
 
@@ -534,12 +536,26 @@ def safe_ordered_dict() -> type:
 
         __hash__ = None  # type: ignore[assignment]  # as the C type's: a dict is unhashable
 
-    OrderedDict.__module__ = base.__module__
-    OrderedDict.__qualname__ = base.__qualname__
-    OrderedDict.__doc__ = base.__doc__
+    class deque(deque_base):  # type: ignore[misc,valid-type]  # noqa: N801 - the C type's name
+        __slots__ = ()
+        _sebench_safe = True
+
+        def index(self, value: Any, start: int = 0, stop: int = sys.maxsize, /) -> int:
+            try:
+                return list(self).index(value, start, stop)
+            except ValueError:
+                raise ValueError(f"{value!r} is not in deque") from None
+
+    for safe, base in ((OrderedDict, ordered_base), (deque, deque_base)):
+        safe.__module__, safe.__qualname__, safe.__doc__ = (
+            "collections",
+            base.__name__,
+            base.__doc__,
+        )
     collections.OrderedDict = OrderedDict  # type: ignore[misc]
+    collections.deque = deque  # type: ignore[misc]
     typing.OrderedDict = typing._alias(OrderedDict, 2)  # type: ignore[attr-defined]
-    return OrderedDict
+    typing.Deque = typing._alias(deque, 1, name="Deque")  # type: ignore[attr-defined]  # noqa: UP006
 
 
 def pin_abc_answers(secret: Callable[[str], bool]) -> int:

@@ -1,11 +1,12 @@
-"""`OrderedDict` equality never runs the program's code inside the C type's walk of its nodes
-(`stdlib_guard.safe_ordered_dict`).
+"""`OrderedDict` equality and `deque.index` never run the program's code inside the C types'
+comparisons of borrowed items (`stdlib_guard.safe_containers`).
 
 CPython 3.11 compares two `OrderedDict`s' key orders by following their nodes through raw
 pointers while it compares the keys (gh-119004, fixed in 3.12 only); a key's comparison that
 empties both dicts (here a dataclass's generated `__eq__` reading a field that is a property)
 left the walk on freed nodes, which a red team (OH) refilled to forge objects, read all memory
-and the library's name mapping: `correct` 9/9 knowing no name.
+and the library's name mapping: `correct` 9/9 knowing no name. `deque.index` compares each item
+without holding it (gh-115243, also fixed in 3.12 only; red team OJ, the same way to `correct`).
 """
 
 from __future__ import annotations
@@ -83,3 +84,66 @@ def test_ordered_dicts_compare_as_before(pool):
         execution.cases[0].printed
         == "(False, True, True, True, False, False, True, True, ['y', 'x'])"
     )
+
+
+# The deque's only item is a 21-item tuple (past the tuple free lists: its block goes back to the
+# allocator and the refill takes it) holding an instance whose property read empties the deque
+# during `index`'s comparison: 3.11's C `index` then read the freed tuple.
+EMPTIED_DEQUE = """
+import collections
+import dataclasses
+import typing
+
+state = {"armed": False}
+
+
+def getx(self):
+    if state["armed"]:
+        state["armed"] = False
+        state["d"].clear()
+        state["junk"] = [bytearray(b"A" * 207) for i in range(4000)]
+    return 0
+
+
+def setx(self, v):
+    pass
+
+
+@dataclasses.dataclass
+class D:
+    __slots__ = ("x",)
+    a: object = property(getx, setx)
+
+
+def solve(kind):
+    make = {"collections": collections.deque, "typing": typing.Deque}[kind]
+    found = []
+    for _ in range(20):
+        d = make([tuple([D()] + [0] * 20)])
+        state.update(d=d, armed=True)
+        found.append(d.index(tuple([D()] + [0] * 20)))
+    return found == [0] * 20, len(d)
+"""
+
+
+@pytest.mark.parametrize("kind", ["collections", "typing"])
+def test_an_index_search_that_empties_the_deque_reads_no_freed_item(pool, kind):
+    execution = pool.run(Job(EMPTIED_DEQUE, "solve", (repr(kind),)))
+    assert execution.status is ExecStatus.OK, execution.detail
+    assert execution.cases[0].printed == "(True, 0)", execution.cases[0]
+
+
+def test_deques_search_as_before(pool):
+    code = (
+        "import collections\n"
+        "def solve(x):\n"
+        "    d = collections.deque('abcb', maxlen=6)\n"
+        "    found = [d.index('b'), d.index('b', 2), d.index('b', -3, 4), d.maxlen]\n"
+        "    try:\n"
+        "        d.index('b', 0, 1)\n"
+        "    except ValueError as exc:\n"
+        "        found.append(str(exc))\n"
+        "    return found"
+    )
+    execution = pool.run(Job(code, "solve", ("x=1",)))
+    assert execution.cases[0].printed == "[1, 3, 1, 6, \"'b' is not in deque\"]"
