@@ -39,6 +39,13 @@ container and frees what the routine then reads; red teams refilled the freed me
 objects, read all memory and the name mapping (`correct` knowing no name):
 - `OrderedDict` equality walks the two dicts' nodes (gh-119004, fixed in 3.12 only; OH);
 - `deque.index` compares each item without holding it (gh-115243, idem; OJ).
+Three `itertools` objects hold a borrowed pointer across a step that runs the program's code
+(an addition, a key comparison), and a `next()` of the same object from inside that code frees
+what the outer step then uses: `count` handed out a freed number, `accumulate` had the reflected
+addition receive a freed object, `groupby` compared a freed key (red team OK). The program's
+`itertools.count`, `accumulate` and `groupby` are Python translations of the C ones
+(`safe_itertools`): Python code frees nothing under a borrowed pointer, and a generator
+re-entered raises.
 The `OrderedDict` and `deque` the program can name (`collections`, `typing`; no allowed module
 makes another) are subclasses that do those two in Python on copies (`safe_containers`): the
 dicts compared as dicts (`dict.__eq__` holds what it compares), then their key orders as two
@@ -60,6 +67,7 @@ import copyreg
 import dataclasses
 import enum
 import functools
+import itertools
 import operator
 import re
 import statistics
@@ -556,6 +564,117 @@ def safe_containers() -> None:
     collections.deque = deque  # type: ignore[misc]
     typing.OrderedDict = typing._alias(OrderedDict, 2)  # type: ignore[attr-defined]
     typing.Deque = typing._alias(deque, 1, name="Deque")  # type: ignore[attr-defined]  # noqa: UP006
+
+
+_NOTHING = object()  # a `groupby` slot that holds no key or value (NULL in the C one)
+
+
+def _same(a: Any, b: Any) -> bool:
+    # as `PyObject_RichCompareBool(a, b, Py_EQ)`: identity first (a NaN key equals itself)
+    return a is b or bool(a == b)
+
+
+def _is_number(value: Any) -> bool:
+    # as `PyNumber_Check`, which the C `count` asks of its start and step
+    kind = type(value)
+    return isinstance(value, complex) or any(
+        hasattr(kind, name) for name in ("__index__", "__int__", "__float__")
+    )
+
+
+class _Count:
+    """`itertools.count`, in Python (see the module's docstring)."""
+
+    __slots__ = ("_next", "_step")
+
+    def __init__(self, start: Any = 0, step: Any = 1) -> None:
+        if not (_is_number(start) and _is_number(step)):
+            raise TypeError("a number is required")
+        self._next, self._step = start, step
+
+    def __iter__(self) -> _Count:
+        return self
+
+    def __next__(self) -> Any:
+        value = self._next
+        self._next = value + self._step
+        return value
+
+    def __repr__(self) -> str:
+        if type(self._step) is int and self._step == 1:
+            return f"count({self._next!r})"
+        return f"count({self._next!r}, {self._step!r})"
+
+
+def _accumulate(iterable: Any, func: Any = None, *, initial: Any = None) -> Any:
+    """`itertools.accumulate`, in Python (see the module's docstring)."""
+    return _accumulated(iter(iterable), func, initial)  # not iterable: raises here, as the C one
+
+
+def _accumulated(it: Any, func: Any, initial: Any) -> Any:
+    total = initial
+    if initial is None:
+        for total in it:  # noqa: B007 - the first item is the first total
+            break
+        else:
+            return
+    yield total
+    for element in it:
+        total = total + element if func is None else func(total, element)
+        yield total
+
+
+class _GroupBy:
+    """`itertools.groupby`, in Python, step for step as the C one (see the module's docstring):
+    a group ends when the groupby moves on; keys are compared target first."""
+
+    __slots__ = ("_it", "_keyfunc", "_tgtkey", "_currkey", "_currvalue", "_current")
+
+    def __init__(self, iterable: Any, key: Any = None) -> None:
+        self._it, self._keyfunc = iter(iterable), key
+        self._tgtkey = self._currkey = self._currvalue = _NOTHING
+        self._current: object | None = None
+
+    def __iter__(self) -> _GroupBy:
+        return self
+
+    def _step(self) -> None:
+        value = next(self._it)
+        self._currkey = value if self._keyfunc is None else self._keyfunc(value)
+        self._currvalue = value
+
+    def __next__(self) -> tuple[Any, Any]:
+        self._current = None
+        while True:
+            if self._currkey is not _NOTHING and (
+                self._tgtkey is _NOTHING or not _same(self._tgtkey, self._currkey)
+            ):
+                break
+            self._step()
+        self._tgtkey = key = self._currkey
+        marker = self._current = object()
+        return key, self._grouper(key, marker)
+
+    def _grouper(self, tgtkey: Any, marker: object) -> Any:
+        while self._current is marker:
+            if self._currvalue is _NOTHING:
+                try:
+                    self._step()
+                except StopIteration:
+                    return
+            if not _same(tgtkey, self._currkey):
+                return
+            value = self._currvalue
+            self._currvalue = self._currkey = _NOTHING
+            yield value
+
+
+def safe_itertools() -> None:
+    """Name `count`, `accumulate` and `groupby` in `itertools` as the Python translations above
+    (see the module's docstring). Idempotent."""
+    for name, safe in (("count", _Count), ("accumulate", _accumulate), ("groupby", _GroupBy)):
+        safe.__module__, safe.__name__, safe.__qualname__ = "itertools", name, name
+        setattr(itertools, name, safe)
 
 
 def pin_abc_answers(secret: Callable[[str], bool]) -> int:
