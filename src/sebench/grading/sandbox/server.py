@@ -289,6 +289,7 @@ class Server:
             stdlib_guard.install((type(numpy.clip), numpy.ufunc), attribute_refusal)
             stdlib_guard.safe_containers()
             stdlib_guard.safe_itertools()
+            stdlib_guard.safe_holders()
             stdlib_guard.pin_abc_answers(lambda module: _trusted(module, package))
             stdlib_guard.own_instances_only(_standard_library)
         # The hook's controls are held by this frame and the zygote's only: never by a module.

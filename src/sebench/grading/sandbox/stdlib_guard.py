@@ -46,6 +46,14 @@ addition receive a freed object, `groupby` compared a freed key (red team OK). T
 `itertools.count`, `accumulate` and `groupby` are Python translations of the C ones
 (`safe_itertools`): Python code frees nothing under a borrowed pointer, and a generator
 re-entered raises.
+A holder of a callable or an iterator that drops it while calling it frees a callee whose C
+code is still running (red team OL: `iter(callable, sentinel)` once the sentinel comes back from
+a re-entered `next`, a `defaultdict` whose `default_factory` is set to None by the factory's
+own work, and `chain`, `islice`, `cycle`, `zip_longest`, `pairwise` once a re-entered `next`
+exhausts the inner iterator; the callees `partial`, `lru_cache`'s wrapper, `filter`, `map` and
+a generator's `close` then read their freed selves: segmentation faults). Those holders are
+Python code for the program (`safe_holders`): a frame holds what it calls, and a re-entered
+generator raises.
 The `OrderedDict` and `deque` the program can name (`collections`, `typing`; no allowed module
 makes another) are subclasses that do those two in Python on copies (`safe_containers`): the
 dicts compared as dicts (`dict.__eq__` holds what it compares), then their key orders as two
@@ -61,6 +69,7 @@ hook refuses once the program runs), and every class that exists then is made im
 from __future__ import annotations
 
 import abc
+import builtins
 import collections
 import copy
 import copyreg
@@ -123,7 +132,8 @@ _REBUILDERS = (copyreg.__newobj__, copyreg.__newobj_ex__, copyreg._reconstructor
 
 
 def _rebuilder(func: Any) -> bool:
-    if any(func is allowed for allowed in _REBUILDERS):
+    # `_iter`: the `iter` an iterator's reduce names once `safe_holders` has replaced it
+    if func is _iter or any(func is allowed for allowed in _REBUILDERS):
         return True
     return issubclass(type(func), type) and not issubclass(func, type)
 
@@ -667,6 +677,189 @@ class _GroupBy:
             value = self._currvalue
             self._currvalue = self._currkey = _NOTHING
             yield value
+
+
+def _chain(*iterables: Any) -> Any:
+    """`itertools.chain`, in Python (see the module's docstring)."""
+    return _chained(iter(iterables))
+
+
+def _chained(source: Any) -> Any:
+    for iterable in source:
+        yield from iterable
+
+
+_chain.from_iterable = lambda iterables: _chained(iter(iterables))  # type: ignore[attr-defined]
+
+
+def _slice_index(value: Any, message: str) -> int | None:
+    # as the C `islice` reads its start, stop and step: None, or an int in 0..sys.maxsize
+    if value is None:
+        return None
+    try:
+        value = operator.index(value)
+    except TypeError:
+        raise ValueError(message) from None
+    if not 0 <= value <= sys.maxsize:
+        raise ValueError(message)
+    return value
+
+
+def _islice(iterable: Any, *args: Any) -> Any:
+    """`itertools.islice`, in Python (see the module's docstring)."""
+    if not 1 <= len(args) <= 3:
+        raise TypeError(f"islice expected 2 to 4 arguments, got {len(args) + 1}")
+    bounds = slice(*args)
+    stop = _slice_index(
+        bounds.stop, "Stop argument for islice() must be None or an integer: 0 <= x <= sys.maxsize."
+    )
+    start = _slice_index(
+        bounds.start, "Indices for islice() must be None or an integer: 0 <= x <= sys.maxsize."
+    )
+    step = _slice_index(bounds.step, "Step for islice() must be a positive integer or None.")
+    if step == 0:
+        raise ValueError("Step for islice() must be a positive integer or None.")
+    return _isliced(iter(iterable), start or 0, stop, step or 1)
+
+
+def _isliced(it: Any, start: int, stop: int | None, step: int) -> Any:
+    # step for step as the C one: it consumes what it skips, up to `stop`, and no further
+    count, target = 0, start
+    while True:
+        while count < target:
+            for _ in it:
+                break
+            else:
+                return
+            count += 1
+        if stop is not None and count >= stop:
+            return
+        for value in it:  # noqa: B007 - the next item, if any
+            break
+        else:
+            return
+        count += 1
+        target += step
+        if stop is not None and target > stop:
+            target = stop
+        yield value
+
+
+def _cycle(iterable: Any) -> Any:
+    """`itertools.cycle`, in Python (see the module's docstring)."""
+    return _cycled(iter(iterable))
+
+
+def _cycled(it: Any) -> Any:
+    saved = []
+    for element in it:
+        yield element
+        saved.append(element)
+    while saved:
+        yield from saved
+
+
+def _zip_longest(*iterables: Any, fillvalue: Any = None) -> Any:
+    """`itertools.zip_longest`, in Python (see the module's docstring)."""
+    return _zipped_longest([iter(each) for each in iterables], fillvalue)
+
+
+def _zipped_longest(iterators: list, fillvalue: Any) -> Any:
+    active = len(iterators)
+    if not active:
+        return
+    done = [False] * active
+    while True:
+        values = []
+        for index, it in enumerate(iterators):
+            value = fillvalue
+            if not done[index]:
+                for value in it:  # noqa: B007 - the next item, if any
+                    break
+                else:
+                    done[index], value = True, fillvalue
+                    active -= 1
+                    if not active:
+                        return
+            values.append(value)
+        yield tuple(values)
+
+
+def _pairwise(iterable: Any) -> Any:
+    """`itertools.pairwise`, in Python (see the module's docstring)."""
+    return _paired(iter(iterable))
+
+
+def _paired(it: Any) -> Any:
+    for first in it:  # noqa: B007 - the first item, if any
+        break
+    else:
+        return
+    for second in it:
+        yield first, second
+        first = second
+
+
+def _iter(obj: Any, *sentinel: Any) -> Any:
+    """`iter`, whose two-argument form is Python (see the module's docstring)."""
+    if not sentinel:
+        return _builtin_iter(obj)
+    if len(sentinel) > 1:
+        raise TypeError(f"iter expected at most 2 arguments, got {len(sentinel) + 1}")
+    if not callable(obj):
+        raise TypeError("iter(v, w): v must be callable")
+    return _called_until(obj, sentinel[0])
+
+
+def _called_until(function: Any, sentinel: Any) -> Any:
+    while True:
+        try:
+            value = function()
+        except StopIteration:  # ends the iteration, as in the C one
+            return
+        if _same(sentinel, value):
+            return
+        yield value
+
+
+_builtin_iter = builtins.iter
+
+
+def safe_holders() -> None:
+    """Name the Python holders above in `builtins` (`iter`), `itertools` and `collections`
+    (`defaultdict`, whose `__missing__` holds its factory while it calls it); see the module's
+    docstring. Idempotent."""
+    if getattr(collections.defaultdict, "_sebench_safe", False):
+        return
+    base = collections.defaultdict
+
+    class defaultdict(base):  # type: ignore[misc,valid-type]  # noqa: N801 - the C type's name
+        __slots__ = ()
+        _sebench_safe = True
+
+        def __missing__(self, key: Any) -> Any:
+            factory = self.default_factory  # held here while it runs
+            if factory is None:
+                raise KeyError(key)
+            value = factory()
+            self[key] = value
+            return value
+
+    defaultdict.__module__, defaultdict.__qualname__ = "collections", "defaultdict"
+    defaultdict.__doc__ = base.__doc__
+    collections.defaultdict = defaultdict  # type: ignore[misc]
+    typing.DefaultDict = typing._alias(defaultdict, 2, name="DefaultDict")  # type: ignore[attr-defined]  # noqa: UP006
+    for name, safe in (
+        ("chain", _chain),
+        ("islice", _islice),
+        ("cycle", _cycle),
+        ("zip_longest", _zip_longest),
+        ("pairwise", _pairwise),
+    ):
+        safe.__module__, safe.__name__, safe.__qualname__ = "itertools", name, name
+        setattr(itertools, name, safe)
+    _iter.__module__, _iter.__name__, _iter.__qualname__ = "builtins", "iter", "iter"
+    builtins.iter = _iter
 
 
 def safe_itertools() -> None:
