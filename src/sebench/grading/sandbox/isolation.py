@@ -404,8 +404,10 @@ def setup_server(
         "for NumPy's classes from a fixed table; "
         "modules and the classes that exist before it read-only to the program; "
         "every subscript store through a guard (no program code inside a store's C path); "
-        "OrderedDict equality, deque.index, itertools.count, accumulate and groupby in Python "
-        "(no program code inside their C loops); no garbage collection while the program runs",
+        "OrderedDict equality, deque.index, defaultdict's factory call, iter(f, sentinel) "
+        "and itertools' count, accumulate, groupby, chain, islice, cycle, zip_longest and "
+        "pairwise in Python (no program code inside their C loops); no garbage collection "
+        "while the program runs",
     }
     for name, text in described.items():
         if isolation.layers[name]:
