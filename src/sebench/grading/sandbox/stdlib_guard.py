@@ -530,6 +530,14 @@ def install(
     statistics._convert = guarded_convert  # what `mean`, `variance`, ... call, by its name
 
 
+def _stand_in(module: types.ModuleType, name: str, safe: Any, doc: str | None = None) -> None:
+    """Name `safe` as `module.name`, under that name and module, where the program finds it."""
+    safe.__module__, safe.__name__, safe.__qualname__ = module.__name__, name, name
+    if doc is not None:
+        safe.__doc__ = doc
+    setattr(module, name, safe)
+
+
 def safe_containers() -> None:
     """Name, in `collections` and `typing`, subclasses of the C `OrderedDict` and `deque` whose
     equality and `index` never run the C ones (see the module's docstring); everything else is
@@ -564,14 +572,8 @@ def safe_containers() -> None:
             except ValueError:
                 raise ValueError(f"{value!r} is not in deque") from None
 
-    for safe, base in ((OrderedDict, ordered_base), (deque, deque_base)):
-        safe.__module__, safe.__qualname__, safe.__doc__ = (
-            "collections",
-            base.__name__,
-            base.__doc__,
-        )
-    collections.OrderedDict = OrderedDict  # type: ignore[misc]
-    collections.deque = deque  # type: ignore[misc]
+    _stand_in(collections, "OrderedDict", OrderedDict, ordered_base.__doc__)
+    _stand_in(collections, "deque", deque, deque_base.__doc__)
     typing.OrderedDict = typing._alias(OrderedDict, 2)  # type: ignore[attr-defined]
     typing.Deque = typing._alias(deque, 1, name="Deque")  # type: ignore[attr-defined]  # noqa: UP006
 
@@ -845,9 +847,7 @@ def safe_holders() -> None:
             self[key] = value
             return value
 
-    defaultdict.__module__, defaultdict.__qualname__ = "collections", "defaultdict"
-    defaultdict.__doc__ = base.__doc__
-    collections.defaultdict = defaultdict  # type: ignore[misc]
+    _stand_in(collections, "defaultdict", defaultdict, base.__doc__)
     typing.DefaultDict = typing._alias(defaultdict, 2, name="DefaultDict")  # type: ignore[attr-defined]  # noqa: UP006
     for name, safe in (
         ("chain", _chain),
@@ -856,18 +856,15 @@ def safe_holders() -> None:
         ("zip_longest", _zip_longest),
         ("pairwise", _pairwise),
     ):
-        safe.__module__, safe.__name__, safe.__qualname__ = "itertools", name, name
-        setattr(itertools, name, safe)
-    _iter.__module__, _iter.__name__, _iter.__qualname__ = "builtins", "iter", "iter"
-    builtins.iter = _iter
+        _stand_in(itertools, name, safe)
+    _stand_in(builtins, "iter", _iter)
 
 
 def safe_itertools() -> None:
     """Name `count`, `accumulate` and `groupby` in `itertools` as the Python translations above
     (see the module's docstring). Idempotent."""
     for name, safe in (("count", _Count), ("accumulate", _accumulate), ("groupby", _GroupBy)):
-        safe.__module__, safe.__name__, safe.__qualname__ = "itertools", name, name
-        setattr(itertools, name, safe)
+        _stand_in(itertools, name, safe)
 
 
 def pin_abc_answers(secret: Callable[[str], bool]) -> int:
